@@ -1,0 +1,126 @@
+//! One pass over a log: every analysis fed from the same stream of records.
+
+use std::io::{self, BufRead};
+
+use crate::findings::{Finding, findings};
+use crate::mtrr::{MtrrCollector, MtrrReport};
+use crate::reader::{Record, RecordReader};
+use crate::record::Format;
+use crate::resume::{Cycle, CycleTracker};
+use crate::trace::{TraceStats, parse_trace_line};
+
+/// What the input was made of.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct InputSummary {
+    /// Lines read (every line is a record, stamped or not).
+    pub records: u64,
+    pub kernel_records: u64,
+    pub user_records: u64,
+    /// Records per format, indexed like [`Format::ALL`].
+    pub format_counts: [u64; Format::ALL.len()],
+    /// Coarsest resolution of any stamped kernel record, in microseconds.
+    pub resolution_us: Option<u64>,
+}
+
+impl InputSummary {
+    /// The format of most stamped records, or `Unstamped` if none carried a stamp.
+    pub fn main_format(&self) -> Format {
+        Format::ALL
+            .iter()
+            .zip(self.format_counts)
+            .filter(|(f, n)| **f != Format::Unstamped && *n > 0)
+            .max_by_key(|(f, n)| (*n, std::cmp::Reverse(f.index())))
+            .map(|(f, _)| *f)
+            .unwrap_or(Format::Unstamped)
+    }
+
+    /// Formats seen, with their counts, in [`Format::ALL`] order.
+    pub fn formats(&self) -> impl Iterator<Item = (Format, u64)> + '_ {
+        Format::ALL
+            .iter()
+            .copied()
+            .zip(self.format_counts)
+            .filter(|(_, n)| *n > 0)
+    }
+}
+
+/// Everything the analysis found.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Analysis {
+    pub input: InputSummary,
+    pub cycles: Vec<Cycle>,
+    pub mtrr: MtrrReport,
+    pub trace: TraceStats,
+    pub findings: Vec<Finding>,
+}
+
+/// Feeds records to every analysis; reusable by callers that read records themselves.
+#[derive(Debug, Default)]
+pub struct Analyzer {
+    input: InputSummary,
+    cycles: CycleTracker,
+    mtrr: MtrrCollector,
+    trace: TraceStats,
+}
+
+impl Analyzer {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Add one record.
+    pub fn push(&mut self, record: &Record) {
+        let input = &mut self.input;
+        input.records += 1;
+        input.format_counts[record.format.index()] += 1;
+        if record.is_kernel() {
+            input.kernel_records += 1;
+            if record.time.is_some() && !record.continuation {
+                input.resolution_us =
+                    Some(input.resolution_us.unwrap_or(0).max(record.resolution_us));
+            }
+        } else {
+            input.user_records += 1;
+        }
+        if record.format == Format::Unstamped
+            && let Some(line) = parse_trace_line(record.message)
+        {
+            self.trace.push(&line);
+            return;
+        }
+        self.cycles.push(record);
+        let time_us = record.time.map(|t| t.micros);
+        self.mtrr.push(record.line, time_us, record.message);
+    }
+
+    /// Finish every analysis and derive the findings.
+    pub fn finish(self) -> Analysis {
+        let mut analysis = Analysis {
+            input: self.input,
+            cycles: self.cycles.finish(),
+            mtrr: self.mtrr.finish(),
+            trace: self.trace,
+            findings: Vec::new(),
+        };
+        analysis.findings = findings(&analysis);
+        analysis
+    }
+}
+
+/// Analyse a whole log from a reader, streaming.
+pub fn analyze<R: BufRead>(reader: R) -> io::Result<Analysis> {
+    let mut records = RecordReader::new(reader);
+    let mut analyzer = Analyzer::new();
+    while let Some(record) = records.next_record() {
+        analyzer.push(&record?);
+    }
+    Ok(analyzer.finish())
+}
+
+/// Analyse a log held in memory.
+pub fn analyze_str(text: &str) -> Analysis {
+    match analyze(text.as_bytes()) {
+        Ok(analysis) => analysis,
+        Err(never) => unreachable!("reading from memory cannot fail: {never}"),
+    }
+}

@@ -1,0 +1,230 @@
+//! What a reader should know about a log, each with its evidence and where the notebook
+//! explains it.
+
+use crate::analysis::Analysis;
+use crate::resume::Cycle;
+
+/// A secondary CPU that needs longer than this to come up is slow: a healthy x86 laptop
+/// brings one up in 10-20 ms.
+pub const SLOW_BRINGUP_MS: f64 = 100.0;
+
+/// A wake-to-EC-unblock gap longer than this is the T2 Mac signature.
+pub const SLOW_EC_UNBLOCK_MS: f64 = 1000.0;
+
+/// Identifier, and the notebook page that explains it (site-relative).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FindingKind {
+    SlowCpuBringup,
+    MtrrBootCpuRestored,
+    MtrrApsInconsistent,
+    MtrrResumeDiagnostic,
+    EcWakeGap,
+    CpuNotUp,
+}
+
+impl FindingKind {
+    /// Every kind, for documentation and link checking.
+    pub const ALL: [FindingKind; 6] = [
+        FindingKind::SlowCpuBringup,
+        FindingKind::MtrrBootCpuRestored,
+        FindingKind::MtrrApsInconsistent,
+        FindingKind::MtrrResumeDiagnostic,
+        FindingKind::EcWakeGap,
+        FindingKind::CpuNotUp,
+    ];
+
+    pub fn id(self) -> &'static str {
+        match self {
+            FindingKind::SlowCpuBringup => "slow-cpu-bringup",
+            FindingKind::MtrrBootCpuRestored => "mtrr-boot-cpu-restored",
+            FindingKind::MtrrApsInconsistent => "mtrr-aps-inconsistent",
+            FindingKind::MtrrResumeDiagnostic => "mtrr-resume-diagnostic",
+            FindingKind::EcWakeGap => "ec-wake-gap",
+            FindingKind::CpuNotUp => "cpu-not-up",
+        }
+    }
+
+    /// Site-relative address of the chapter section that explains the finding.
+    pub fn see(self) -> &'static str {
+        match self {
+            FindingKind::SlowCpuBringup => "/journey#finding-the-problematic-code-path",
+            FindingKind::MtrrBootCpuRestored => "/journey#changes-after-resume",
+            FindingKind::MtrrApsInconsistent => "/journey#split-of-resume-changes",
+            FindingKind::MtrrResumeDiagnostic => "/journey#add-diagnostic",
+            FindingKind::EcWakeGap => "/related/t2-macs#the-wake-to-ec-gap",
+            FindingKind::CpuNotUp => "/checklist#cpus-that-did-not-come-back",
+        }
+    }
+}
+
+/// One thing worth knowing, with the line numbers that show it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Finding {
+    pub kind: FindingKind,
+    pub summary: String,
+    pub lines: Vec<u64>,
+}
+
+/// Derive the findings of an analysis.
+pub fn findings(analysis: &Analysis) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for (index, cycle) in analysis.cycles.iter().enumerate() {
+        let n = index + 1;
+        slow_bringup(n, cycle, &mut out);
+        not_up(n, cycle, &mut out);
+        if let (Some(ms), Some(wake), Some(unblock)) =
+            (cycle.ec_wake_to_unblock_ms(), cycle.wake, cycle.ec_unblock)
+            && ms > SLOW_EC_UNBLOCK_MS
+        {
+            out.push(Finding {
+                kind: FindingKind::EcWakeGap,
+                summary: format!(
+                    "cycle {n}: {} from waking up from the sleep state to the EC interrupt unblock \
+                     (the T2 Mac signature)",
+                    seconds(ms)
+                ),
+                lines: vec![wake.line, unblock.line],
+            });
+        }
+    }
+    mtrr_findings(analysis, &mut out);
+    out
+}
+
+fn slow_bringup(n: usize, cycle: &Cycle, out: &mut Vec<Finding>) {
+    let slow: Vec<_> = cycle
+        .cpus
+        .iter()
+        .filter_map(|c| Some((c, c.bringup_ms()?)))
+        .filter(|(_, ms)| *ms > SLOW_BRINGUP_MS)
+        .collect();
+    let Some((worst, worst_ms)) = slow.iter().max_by(|a, b| a.1.total_cmp(&b.1)) else {
+        return;
+    };
+    let mut lines: Vec<u64> = cycle.enable_start.map(|e| e.line).into_iter().collect();
+    lines.extend(slow.iter().filter_map(|(c, _)| c.up.map(|e| e.line)));
+    let total = cycle
+        .enable_phase_ms()
+        .map(|ms| format!(", {} for all of them", seconds(ms)))
+        .unwrap_or_default();
+    out.push(Finding {
+        kind: FindingKind::SlowCpuBringup,
+        summary: format!(
+            "cycle {n}: {} of {} secondary CPUs took over {} ms to come up (slowest CPU{}, {}){total}",
+            slow.len(),
+            cycle.cpus.len(),
+            SLOW_BRINGUP_MS,
+            worst.cpu,
+            seconds(*worst_ms)
+        ),
+        lines,
+    });
+}
+
+fn not_up(n: usize, cycle: &Cycle, out: &mut Vec<Finding>) {
+    let missing = cycle.cpus_not_up();
+    if missing.is_empty() && cycle.failures.is_empty() {
+        return;
+    }
+    let mut lines: Vec<u64> = cycle.failures.iter().map(|f| f.line).collect();
+    lines.extend(
+        cycle
+            .cpus
+            .iter()
+            .filter(|c| missing.contains(&c.cpu))
+            .filter_map(|c| c.booting.map(|e| e.line)),
+    );
+    lines.sort_unstable();
+    lines.dedup();
+    let mut cpus = missing;
+    cpus.extend(cycle.failures.iter().map(|f| f.cpu));
+    cpus.sort_unstable();
+    cpus.dedup();
+    out.push(Finding {
+        kind: FindingKind::CpuNotUp,
+        summary: format!("cycle {n}: CPU {} did not come back up", list(&cpus)),
+        lines,
+    });
+}
+
+fn mtrr_findings(analysis: &Analysis, out: &mut Vec<Finding>) {
+    let mtrr = &analysis.mtrr;
+    let bp_runs: Vec<_> = mtrr
+        .runs
+        .iter()
+        .filter(|r| r.cpu == 0 && r.changed())
+        .collect();
+    if let Some(first) = bp_runs.first() {
+        let what = first.describe();
+        out.push(Finding {
+            kind: FindingKind::MtrrBootCpuRestored,
+            summary: format!(
+                "the boot CPU's MTRRs had been modified and were rewritten{}",
+                what.first()
+                    .map(|w| format!(" ({w}, ...)"))
+                    .unwrap_or_default()
+            ),
+            lines: bp_runs.iter().map(|r| r.line).collect(),
+        });
+    }
+    let aps = mtrr.inconsistent_aps();
+    let warnings: Vec<_> = mtrr
+        .warnings
+        .iter()
+        .filter(|w| w.text.contains("inconsistent"))
+        .collect();
+    if !aps.is_empty() || !warnings.is_empty() {
+        let mut lines: Vec<u64> = mtrr
+            .runs
+            .iter()
+            .filter(|r| r.cpu != 0 && r.changed())
+            .map(|r| r.line)
+            .collect();
+        lines.extend(warnings.iter().map(|w| w.line));
+        let summary = if aps.is_empty() {
+            "the kernel found the CPUs' MTRRs inconsistent".to_string()
+        } else {
+            format!(
+                "secondary CPU {} disagreed with the boot CPU's MTRR state and had to be rewritten",
+                list(&aps)
+            )
+        };
+        out.push(Finding {
+            kind: FindingKind::MtrrApsInconsistent,
+            summary,
+            lines,
+        });
+    }
+    let diagnostic: Vec<u64> = mtrr
+        .warnings
+        .iter()
+        .filter(|w| w.text.contains("MTRR settings on resume"))
+        .map(|w| w.line)
+        .collect();
+    if !diagnostic.is_empty() {
+        out.push(Finding {
+            kind: FindingKind::MtrrResumeDiagnostic,
+            summary: "the kernel reports MTRRs modified across resume and restored them early \
+                      on each CPU (the fix is active)"
+                .to_string(),
+            lines: diagnostic,
+        });
+    }
+}
+
+/// `16.567 s` / `603.984 ms`.
+pub fn seconds(ms: f64) -> String {
+    if ms >= 1000.0 {
+        format!("{:.3} s", ms / 1000.0)
+    } else {
+        format!("{ms:.3} ms")
+    }
+}
+
+fn list(items: &[u32]) -> String {
+    items
+        .iter()
+        .map(u32::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
+}

@@ -1,0 +1,34 @@
+//! Parse and analyse what a Linux suspend/resume leaves behind.
+//!
+//! The data flows one way, and every stage is usable on its own:
+//!
+//! * [`record`]: one line of `dmesg`, `journalctl`, syslog or `/dev/kmsg` text, recognised
+//!   in place ([`record::parse_line`], pure, never fails);
+//! * [`reader`]: a streaming [`reader::RecordReader`] over any `BufRead` that places each
+//!   line on a clock, in constant memory;
+//! * [`resume`], [`mtrr`], [`trace`]: the analyses, each fed one record at a time;
+//! * [`analysis`]: one pass that runs them all, and [`findings`] drawn from the result;
+//! * [`report`] (the JSON document) and [`summary`] (plain text) to present it.
+//!
+//! ```
+//! let log = "\
+//! [   60.352899] Enabling non-boot CPUs ...
+//! [   60.353038] smpboot: Booting Node 0 Processor 1 APIC 0x2
+//! [   60.370186] CPU1 is up
+//! ";
+//! let analysis = kernlog::analyze_str(log);
+//! let cycle = &analysis.cycles[0];
+//! assert_eq!(cycle.cpus[0].bringup_ms(), Some(17.148));
+//! ```
+
+pub mod analysis;
+pub mod findings;
+pub mod mtrr;
+pub mod reader;
+pub mod record;
+pub mod report;
+pub mod resume;
+pub mod summary;
+pub mod trace;
+
+pub use analysis::{Analysis, Analyzer, analyze, analyze_str};

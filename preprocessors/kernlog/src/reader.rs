@@ -1,0 +1,335 @@
+//! Streaming over a whole log: line splitting, decoding, and placing stamps on a clock.
+//!
+//! [`RecordReader`] reads any [`BufRead`] one line at a time into a buffer it reuses, so
+//! memory stays flat however large the input. It accepts LF, CRLF and lone CR line ends,
+//! drops NUL bytes, decodes invalid UTF-8 lossily, and cuts overlong lines at
+//! [`MAX_LINE_BYTES`].
+
+use std::io::{self, BufRead};
+
+use crate::record::{Format, Line, Origin, Stamp, WallTime, parse_line};
+
+/// Lines longer than this are cut; the rest of the line is skipped.
+pub const MAX_LINE_BYTES: usize = 64 * 1024;
+
+/// Which clock a [`Time`] is on. Durations are only taken between times on one clock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Clock {
+    /// Seconds since boot (dmesg, kmsg, short-monotonic, kern.log's bracketed stamp).
+    Monotonic,
+    /// Calendar time, in microseconds since 1970 (UTC where the line said its offset).
+    Wall,
+}
+
+/// A point in time, in microseconds on its clock.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Time {
+    pub micros: i64,
+    pub clock: Clock,
+}
+
+impl Time {
+    /// Seconds, as a float (for display and JSON).
+    pub fn seconds(self) -> f64 {
+        self.micros as f64 / 1e6
+    }
+
+    /// Microseconds from `earlier` to `self`, or `None` across clocks.
+    pub fn since(self, earlier: Time) -> Option<i64> {
+        (self.clock == earlier.clock).then(|| self.micros - earlier.micros)
+    }
+}
+
+/// One record of the log: a parsed line with its line number and its place in time.
+#[derive(Debug, Clone, Copy)]
+pub struct Record<'a> {
+    /// 1-based line number in the input.
+    pub line: u64,
+    /// `None` for lines that carry no stamp and follow no stamped line.
+    pub time: Option<Time>,
+    /// Resolution of `time` in microseconds (0 when there is no time).
+    pub resolution_us: u64,
+    pub format: Format,
+    pub level: Option<u8>,
+    pub caller: Option<&'a str>,
+    pub host: Option<&'a str>,
+    pub origin: Origin<'a>,
+    pub message: &'a str,
+    /// An unstamped line after a stamped one: it inherits that line's time.
+    pub continuation: bool,
+}
+
+impl Record<'_> {
+    /// True for kernel messages (everything but interleaved user-space journal lines).
+    pub fn is_kernel(&self) -> bool {
+        self.origin == Origin::Kernel
+    }
+}
+
+/// Reads records one at a time from a buffered reader.
+pub struct RecordReader<R> {
+    inner: R,
+    bytes: Vec<u8>,
+    text: String,
+    line_no: u64,
+    skip_lf: bool,
+    clock: ClockState,
+}
+
+#[derive(Default)]
+struct ClockState {
+    last: Option<(Time, u64)>,
+    /// Years added to wall times printed without a year, after a December -> January wrap.
+    year_offset: i32,
+}
+
+impl<R: BufRead> RecordReader<R> {
+    pub fn new(inner: R) -> Self {
+        RecordReader {
+            inner,
+            bytes: Vec::with_capacity(256),
+            text: String::with_capacity(256),
+            line_no: 0,
+            skip_lf: false,
+            clock: ClockState::default(),
+        }
+    }
+
+    /// The next record, `None` at the end of input, or the I/O error that stopped reading.
+    pub fn next_record(&mut self) -> Option<io::Result<Record<'_>>> {
+        match self.read_line() {
+            Ok(false) => return None,
+            Ok(true) => {}
+            Err(e) => return Some(Err(e)),
+        }
+        self.line_no += 1;
+        self.bytes.retain(|&b| b != 0);
+        self.text.clear();
+        match std::str::from_utf8(&self.bytes) {
+            Ok(s) => self.text.push_str(s),
+            Err(_) => self.text.push_str(&String::from_utf8_lossy(&self.bytes)),
+        }
+        let line = parse_line(&self.text);
+        Some(Ok(self.clock.place(self.line_no, line)))
+    }
+
+    /// Reads one line into `self.bytes`; false at end of input.
+    fn read_line(&mut self) -> io::Result<bool> {
+        self.bytes.clear();
+        let mut read_any = false;
+        loop {
+            let chunk = match self.inner.fill_buf() {
+                Ok(c) => c,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            if chunk.is_empty() {
+                return Ok(read_any);
+            }
+            let mut start = 0;
+            if std::mem::take(&mut self.skip_lf) && chunk[0] == b'\n' {
+                start = 1;
+            }
+            match memchr::memchr2(b'\n', b'\r', &chunk[start..]) {
+                Some(i) => {
+                    let end = start + i;
+                    append_capped(&mut self.bytes, &chunk[start..end]);
+                    self.skip_lf = chunk[end] == b'\r';
+                    self.inner.consume(end + 1);
+                    return Ok(true);
+                }
+                None => {
+                    read_any |= chunk.len() > start;
+                    append_capped(&mut self.bytes, &chunk[start..]);
+                    let n = chunk.len();
+                    self.inner.consume(n);
+                }
+            }
+        }
+    }
+}
+
+fn append_capped(buf: &mut Vec<u8>, bytes: &[u8]) {
+    let room = MAX_LINE_BYTES.saturating_sub(buf.len());
+    buf.extend_from_slice(&bytes[..bytes.len().min(room)]);
+}
+
+impl ClockState {
+    fn place<'a>(&mut self, line_no: u64, line: Line<'a>) -> Record<'a> {
+        let placed = match line.stamp {
+            Some(Stamp::Monotonic(us)) => Some(Time {
+                micros: us,
+                clock: Clock::Monotonic,
+            }),
+            Some(Stamp::Delta(us)) => Some(match self.last {
+                Some((t, _)) => Time {
+                    micros: t.micros + us,
+                    clock: t.clock,
+                },
+                None => Time {
+                    micros: us,
+                    clock: Clock::Monotonic,
+                },
+            }),
+            Some(Stamp::Wall(w)) => Some(self.wall(w, line.format)),
+            None => None,
+        };
+        let (time, resolution_us, continuation) = match placed {
+            Some(t) => {
+                self.last = Some((t, line.resolution_us));
+                (Some(t), line.resolution_us, false)
+            }
+            None => match self.last {
+                Some((t, res)) => (Some(t), res, true),
+                None => (None, 0, false),
+            },
+        };
+        Record {
+            line: line_no,
+            time,
+            resolution_us,
+            format: line.format,
+            level: line.level,
+            caller: line.caller,
+            host: line.host,
+            origin: line.origin,
+            message: line.message,
+            continuation,
+        }
+    }
+
+    fn wall(&mut self, w: WallTime, format: Format) -> Time {
+        let yearless = w.year.is_none();
+        let mut micros = wall_micros(&w, self.year_offset);
+        if yearless && let Some((last, _)) = self.last.filter(|(t, _)| t.clock == Clock::Wall) {
+            // A year-less stamp far before the previous one is the next January.
+            if last.micros - micros > 180 * 86_400 * 1_000_000 {
+                self.year_offset += 1;
+                micros = wall_micros(&w, self.year_offset);
+            }
+        }
+        // A reltime anchor has minute resolution: never let it move time backwards.
+        if format == Format::DmesgReltime
+            && let Some((last, _)) = self.last.filter(|(t, _)| t.clock == Clock::Wall)
+        {
+            micros = micros.max(last.micros);
+        }
+        Time {
+            micros,
+            clock: Clock::Wall,
+        }
+    }
+}
+
+/// Year assumed for stamps printed without one: a leap year, so that 29 February parses.
+const YEARLESS_BASE: i32 = 2000;
+
+fn wall_micros(w: &WallTime, year_offset: i32) -> i64 {
+    let year = w.year.unwrap_or(YEARLESS_BASE + year_offset);
+    let days = days_from_civil(year, u32::from(w.month), u32::from(w.day));
+    let secs =
+        days * 86_400 + i64::from(w.hour) * 3600 + i64::from(w.minute) * 60 + i64::from(w.second)
+            - i64::from(w.utc_offset_s.unwrap_or(0));
+    secs * 1_000_000 + i64::from(w.micros)
+}
+
+/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
+fn days_from_civil(year: i32, month: u32, day: u32) -> i64 {
+    let y = i64::from(year) - i64::from(month <= 2);
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let m = i64::from(month);
+    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + i64::from(day) - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn collect(input: &[u8]) -> Vec<(u64, Option<i64>, String, bool)> {
+        let mut reader = RecordReader::new(input);
+        let mut out = Vec::new();
+        while let Some(r) = reader.next_record() {
+            let r = r.unwrap();
+            out.push((
+                r.line,
+                r.time.map(|t| t.micros),
+                r.message.to_string(),
+                r.continuation,
+            ));
+        }
+        out
+    }
+
+    #[test]
+    fn line_endings_nul_and_invalid_utf8() {
+        let input =
+            b"[    1.000000] a\r\n[    2.000000] b\r[    3.000000] c\x00d\n[    4.000000] \xff e";
+        let recs = collect(input);
+        let messages: Vec<&str> = recs.iter().map(|r| r.2.as_str()).collect();
+        assert_eq!(messages, ["a", "b", "cd", "\u{fffd} e"]);
+        assert_eq!(recs[3].0, 4);
+    }
+
+    #[test]
+    fn crlf_split_across_buffer_boundary() {
+        let data = b"[    1.000000] a\r\n[    2.000000] b\n";
+        // A one-byte buffer puts the CR and the LF in different chunks.
+        let mut reader = RecordReader::new(io::BufReader::with_capacity(1, &data[..]));
+        let mut lines = Vec::new();
+        while let Some(r) = reader.next_record() {
+            lines.push(r.unwrap().line);
+        }
+        assert_eq!(lines, [1, 2]);
+    }
+
+    #[test]
+    fn continuation_inherits_time() {
+        let recs = collect(b"first\n[    5.000000] stamped\n  more text\n");
+        assert_eq!(recs[0].1, None);
+        assert!(!recs[0].3);
+        assert_eq!(recs[2].1, Some(5_000_000));
+        assert!(recs[2].3);
+    }
+
+    #[test]
+    fn reltime_accumulates() {
+        let recs = collect(b"[Sep11 16:04] a\n[  +0.500000] b\n[  +1.250000] c\n");
+        let t0 = recs[0].1.unwrap();
+        assert_eq!(recs[1].1.unwrap() - t0, 500_000);
+        assert_eq!(recs[2].1.unwrap() - t0, 1_750_000);
+    }
+
+    #[test]
+    fn yearless_wall_time_wraps_into_january() {
+        let recs = collect(b"Dec 31 23:59:59 h kernel: a\nJan  1 00:00:01 h kernel: b\n");
+        assert_eq!(recs[1].1.unwrap() - recs[0].1.unwrap(), 2_000_000);
+    }
+
+    #[test]
+    fn iso_offsets_are_applied() {
+        let recs =
+            collect(b"2025-09-11T16:04:13,000000+02:00 a\n2025-09-11T14:04:14,000000+00:00 b\n");
+        assert_eq!(recs[1].1.unwrap() - recs[0].1.unwrap(), 1_000_000);
+    }
+
+    #[test]
+    fn civil_days() {
+        assert_eq!(days_from_civil(1970, 1, 1), 0);
+        assert_eq!(days_from_civil(2000, 3, 1), 11_017);
+        assert_eq!(days_from_civil(2025, 9, 11), 20_342);
+    }
+
+    #[test]
+    fn overlong_lines_are_cut() {
+        let mut input = b"[    1.000000] ".to_vec();
+        input.extend(std::iter::repeat_n(b'x', MAX_LINE_BYTES * 2));
+        input.extend_from_slice(b"\n[    2.000000] next\n");
+        let recs = collect(&input);
+        assert_eq!(recs.len(), 2);
+        assert!(recs[0].2.len() < MAX_LINE_BYTES);
+        assert_eq!(recs[1].2, "next");
+    }
+}

@@ -1,0 +1,510 @@
+//! The JSON document of `kernlog analyze --json` (schema in the crate README).
+//!
+//! These types are the stable, documented face of an [`Analysis`]: times in seconds,
+//! durations in milliseconds rounded to the microsecond, addresses as `"0x..."` strings,
+//! memory types in the kernel's words, `null` where the log has no data.
+
+use serde::Serialize;
+
+use crate::analysis::Analysis;
+use crate::mtrr::{
+    BootTable, DefType, FIXED_MSRS, MemType, MtrrReport, MtrrRun, ProcMtrrEntry, RegisterChange,
+    VariableRange,
+};
+use crate::reader::Time;
+use crate::resume::{Cycle, Event, PhaseName, SleepMode};
+use crate::trace::{Durations, TraceStats};
+
+/// Version of the document layout; bumped on incompatible changes.
+pub const SCHEMA_VERSION: u32 = 1;
+
+#[derive(Debug, Serialize)]
+pub struct Report {
+    pub schema: u32,
+    pub input: InputDoc,
+    pub cycles: Vec<CycleDoc>,
+    pub mtrr: MtrrDoc,
+    pub trace: Option<TraceDoc>,
+    pub findings: Vec<FindingDoc>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct InputDoc {
+    pub format: &'static str,
+    pub formats: Vec<FormatCount>,
+    pub records: u64,
+    pub kernel_records: u64,
+    pub user_records: u64,
+    pub timestamp_resolution_s: Option<f64>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct FormatCount {
+    pub format: &'static str,
+    pub records: u64,
+}
+
+#[derive(Debug, Serialize)]
+pub struct CycleDoc {
+    pub index: usize,
+    pub boot: usize,
+    pub mode: Option<SleepMode>,
+    pub first_line: u64,
+    pub last_line: u64,
+    pub suspend_span_ms: Option<f64>,
+    pub suspend_ms: Option<f64>,
+    pub resume_ms: Option<f64>,
+    pub enable_phase_ms: Option<f64>,
+    pub ec_wake_to_unblock_ms: Option<f64>,
+    pub cpus: Vec<CpuDoc>,
+    pub cpus_not_up: Vec<u32>,
+    pub cpu_errors: Vec<CpuErrorDoc>,
+    pub phases: Vec<PhaseDoc>,
+    pub gaps: Vec<GapDoc>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct CpuDoc {
+    pub cpu: u32,
+    pub apic: Option<String>,
+    pub bringup_ms: Option<f64>,
+    pub up_after_enable_ms: Option<f64>,
+    pub booting_line: Option<u64>,
+    pub up_line: Option<u64>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct CpuErrorDoc {
+    pub cpu: u32,
+    pub error: i32,
+    pub line: u64,
+}
+
+#[derive(Debug, Serialize)]
+pub struct PhaseDoc {
+    pub name: PhaseName,
+    pub start_s: Option<f64>,
+    pub end_s: Option<f64>,
+    pub ms: Option<f64>,
+    pub start_line: u64,
+    pub end_line: u64,
+}
+
+#[derive(Debug, Serialize)]
+pub struct GapDoc {
+    pub from_line: u64,
+    pub to_line: u64,
+    pub start_s: Option<f64>,
+    pub ms: f64,
+}
+
+#[derive(Debug, Serialize)]
+pub struct MtrrDoc {
+    pub boots: Vec<BootTableDoc>,
+    pub proc_mtrr: Vec<Vec<RangeDoc>>,
+    pub changes: Vec<CpuChangesDoc>,
+    pub inconsistent_cpus: Vec<u32>,
+    pub warnings: Vec<WarningDoc>,
+    pub bits_mismatch_lines: Vec<u64>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct BootTableDoc {
+    pub line: u64,
+    pub default_type: Option<MemType>,
+    pub fixed_enabled: Option<bool>,
+    pub variable_enabled: Option<bool>,
+    pub fixed: Vec<FixedDoc>,
+    pub variable: Vec<RangeDoc>,
+    pub disabled: Vec<u32>,
+    pub map: Vec<MapDoc>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct FixedDoc {
+    pub start: String,
+    pub end: String,
+    #[serde(rename = "type")]
+    pub mem_type: MemType,
+}
+
+#[derive(Debug, Serialize)]
+pub struct MapDoc {
+    pub start: String,
+    pub end: String,
+    #[serde(rename = "type")]
+    pub mem_type: MemType,
+}
+
+/// A variable range or a `/proc/mtrr` register.
+#[derive(Debug, Serialize)]
+pub struct RangeDoc {
+    pub reg: u32,
+    pub base: String,
+    pub end: String,
+    pub size_bytes: u64,
+    #[serde(rename = "type")]
+    pub mem_type: MemType,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub phys_bits: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub count: Option<u32>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct CpuChangesDoc {
+    pub cpu: u32,
+    pub checks: usize,
+    pub changed: usize,
+    pub runs: Vec<RunDoc>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct RunDoc {
+    pub line: u64,
+    pub time_s: Option<f64>,
+    pub flags: Option<String>,
+    pub deftype_before: Option<DefTypeDoc>,
+    pub deftype_after: Option<DefTypeDoc>,
+    pub summary: Vec<String>,
+    pub variable: Vec<VariableChangeDoc>,
+    pub fixed: Vec<FixedChangeDoc>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct DefTypeDoc {
+    pub raw: String,
+    pub enabled: bool,
+    pub fixed_enabled: bool,
+    pub default_type: MemType,
+}
+
+#[derive(Debug, Serialize)]
+pub struct VariableChangeDoc {
+    pub reg: u32,
+    pub line: u64,
+    pub before: Option<RangeDoc>,
+    pub after: Option<RangeDoc>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct FixedChangeDoc {
+    pub msr: &'static str,
+    pub line: u64,
+    pub before: String,
+    pub after: String,
+}
+
+#[derive(Debug, Serialize)]
+pub struct WarningDoc {
+    pub line: u64,
+    pub text: String,
+}
+
+#[derive(Debug, Serialize)]
+pub struct TraceDoc {
+    pub lines: u64,
+    pub functions: Vec<FunctionDoc>,
+    pub tasks: Vec<FunctionDoc>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct FunctionDoc {
+    pub name: String,
+    pub calls: u64,
+    pub total_ms: f64,
+    pub max_ms: f64,
+    pub min_ms: f64,
+}
+
+#[derive(Debug, Serialize)]
+pub struct FindingDoc {
+    pub id: &'static str,
+    pub summary: String,
+    pub lines: Vec<u64>,
+    pub see: &'static str,
+}
+
+impl Report {
+    /// The document for an analysis.
+    pub fn new(analysis: &Analysis) -> Self {
+        let input = &analysis.input;
+        Report {
+            schema: SCHEMA_VERSION,
+            input: InputDoc {
+                format: input.main_format().name(),
+                formats: input
+                    .formats()
+                    .map(|(f, n)| FormatCount {
+                        format: f.name(),
+                        records: n,
+                    })
+                    .collect(),
+                records: input.records,
+                kernel_records: input.kernel_records,
+                user_records: input.user_records,
+                timestamp_resolution_s: input.resolution_us.map(|us| us as f64 / 1e6),
+            },
+            cycles: analysis
+                .cycles
+                .iter()
+                .enumerate()
+                .map(|(i, c)| cycle_doc(i, c))
+                .collect(),
+            mtrr: mtrr_doc(&analysis.mtrr),
+            trace: (analysis.trace.lines > 0).then(|| trace_doc(&analysis.trace)),
+            findings: analysis
+                .findings
+                .iter()
+                .map(|f| FindingDoc {
+                    id: f.kind.id(),
+                    summary: f.summary.clone(),
+                    lines: f.lines.clone(),
+                    see: f.kind.see(),
+                })
+                .collect(),
+        }
+    }
+}
+
+/// Milliseconds rounded to the microsecond, so that JSON carries no float noise.
+pub fn round_ms(ms: f64) -> f64 {
+    (ms * 1000.0).round() / 1000.0
+}
+
+fn secs(t: Option<Time>) -> Option<f64> {
+    t.map(|t| (t.micros as f64) / 1e6)
+}
+
+fn event_secs(e: &Event) -> Option<f64> {
+    secs(e.time)
+}
+
+fn cycle_doc(index: usize, c: &Cycle) -> CycleDoc {
+    CycleDoc {
+        index,
+        boot: c.boot,
+        mode: c.mode,
+        first_line: c.first_line,
+        last_line: c.last_line,
+        suspend_span_ms: c.suspend_span_ms().map(round_ms),
+        suspend_ms: c.suspend_ms().map(round_ms),
+        resume_ms: c.resume_ms().map(round_ms),
+        enable_phase_ms: c.enable_phase_ms().map(round_ms),
+        ec_wake_to_unblock_ms: c.ec_wake_to_unblock_ms().map(round_ms),
+        cpus: c
+            .cpus
+            .iter()
+            .map(|cpu| CpuDoc {
+                cpu: cpu.cpu,
+                apic: cpu.apic.clone(),
+                bringup_ms: cpu.bringup_ms().map(round_ms),
+                up_after_enable_ms: c.up_after_enable_ms(cpu).map(round_ms),
+                booting_line: cpu.booting.map(|e| e.line),
+                up_line: cpu.up.map(|e| e.line),
+            })
+            .collect(),
+        cpus_not_up: c.cpus_not_up(),
+        cpu_errors: c
+            .failures
+            .iter()
+            .map(|f| CpuErrorDoc {
+                cpu: f.cpu,
+                error: f.error,
+                line: f.line,
+            })
+            .collect(),
+        phases: c
+            .phases
+            .iter()
+            .map(|p| PhaseDoc {
+                name: p.name,
+                start_s: event_secs(&p.start),
+                end_s: event_secs(&p.end),
+                ms: p.ms().map(round_ms),
+                start_line: p.start.line,
+                end_line: p.end.line,
+            })
+            .collect(),
+        gaps: c
+            .gaps
+            .iter()
+            .map(|g| GapDoc {
+                from_line: g.from.line,
+                to_line: g.to.line,
+                start_s: event_secs(&g.from),
+                ms: round_ms(g.us as f64 / 1000.0),
+            })
+            .collect(),
+    }
+}
+
+fn hex(v: u64) -> String {
+    format!("{v:#x}")
+}
+
+fn range_doc(r: &VariableRange) -> RangeDoc {
+    RangeDoc {
+        reg: r.reg,
+        base: hex(r.base),
+        end: hex(r.end),
+        size_bytes: r.size_bytes,
+        mem_type: r.mem_type,
+        phys_bits: Some(r.phys_bits),
+        count: None,
+    }
+}
+
+fn proc_doc(e: &ProcMtrrEntry) -> RangeDoc {
+    RangeDoc {
+        reg: e.reg,
+        base: hex(e.base),
+        end: hex(e.end()),
+        size_bytes: e.size_bytes,
+        mem_type: e.mem_type,
+        phys_bits: None,
+        count: e.count,
+    }
+}
+
+fn deftype_doc(d: &DefType) -> DefTypeDoc {
+    DefTypeDoc {
+        raw: hex(d.raw),
+        enabled: d.enabled,
+        fixed_enabled: d.fixed_enabled,
+        default_type: d.default_type,
+    }
+}
+
+fn boot_doc(t: &BootTable) -> BootTableDoc {
+    BootTableDoc {
+        line: t.line,
+        default_type: t.default_type,
+        fixed_enabled: t.fixed_enabled,
+        variable_enabled: t.variable_enabled,
+        fixed: t
+            .fixed
+            .iter()
+            .map(|f| FixedDoc {
+                start: hex(u64::from(f.start)),
+                end: hex(u64::from(f.end)),
+                mem_type: f.mem_type,
+            })
+            .collect(),
+        variable: t.variable.iter().map(range_doc).collect(),
+        disabled: t.disabled.clone(),
+        map: t
+            .map
+            .iter()
+            .map(|(s, e, ty)| MapDoc {
+                start: hex(*s),
+                end: hex(*e),
+                mem_type: *ty,
+            })
+            .collect(),
+    }
+}
+
+fn run_doc(r: &MtrrRun) -> RunDoc {
+    let mut variable = Vec::new();
+    let mut fixed = Vec::new();
+    for change in &r.changes {
+        match change {
+            RegisterChange::Variable {
+                reg,
+                line,
+                before,
+                after,
+            } => variable.push(VariableChangeDoc {
+                reg: *reg,
+                line: *line,
+                before: before.as_ref().map(range_doc),
+                after: after.as_ref().map(range_doc),
+            }),
+            RegisterChange::Fixed {
+                msr,
+                line,
+                before,
+                after,
+            } => fixed.push(FixedChangeDoc {
+                msr: FIXED_MSRS[*msr].name,
+                line: *line,
+                before: format!("{before:#018x}"),
+                after: format!("{after:#018x}"),
+            }),
+        }
+    }
+    RunDoc {
+        line: r.line,
+        time_s: r.time_us.map(|us| us as f64 / 1e6),
+        flags: r.flags.clone(),
+        deftype_before: r.deftype_before.as_ref().map(deftype_doc),
+        deftype_after: r.deftype_after.as_ref().map(deftype_doc),
+        summary: r.describe(),
+        variable,
+        fixed,
+    }
+}
+
+fn mtrr_doc(m: &MtrrReport) -> MtrrDoc {
+    MtrrDoc {
+        boots: m.boot_tables.iter().map(boot_doc).collect(),
+        proc_mtrr: m
+            .proc_dumps
+            .iter()
+            .map(|d| d.iter().map(proc_doc).collect())
+            .collect(),
+        changes: m
+            .cpus()
+            .into_iter()
+            .map(|cpu| {
+                let runs: Vec<&MtrrRun> = m.runs.iter().filter(|r| r.cpu == cpu).collect();
+                CpuChangesDoc {
+                    cpu,
+                    checks: runs.len(),
+                    changed: runs.iter().filter(|r| r.changed()).count(),
+                    runs: runs.into_iter().map(run_doc).collect(),
+                }
+            })
+            .collect(),
+        inconsistent_cpus: m.inconsistent_aps(),
+        warnings: m
+            .warnings
+            .iter()
+            .map(|w| WarningDoc {
+                line: w.line,
+                text: w.text.clone(),
+            })
+            .collect(),
+        bits_mismatch_lines: m.bits_mismatches.iter().map(|b| b.line).collect(),
+    }
+}
+
+/// Trace durations carry nanoseconds: keep them.
+fn trace_ms(us: f64) -> f64 {
+    (us * 1000.0).round() / 1e6
+}
+
+fn function_doc(name: &str, d: &Durations) -> FunctionDoc {
+    FunctionDoc {
+        name: name.to_string(),
+        calls: d.calls,
+        total_ms: trace_ms(d.total_us),
+        max_ms: trace_ms(d.max_us),
+        min_ms: trace_ms(d.min_us),
+    }
+}
+
+fn trace_doc(t: &TraceStats) -> TraceDoc {
+    let mut tasks: Vec<_> = t.tasks.iter().collect();
+    tasks.sort_by(|a, b| b.1.total_us.total_cmp(&a.1.total_us).then(a.0.cmp(b.0)));
+    TraceDoc {
+        lines: t.lines,
+        functions: t
+            .by_total()
+            .into_iter()
+            .map(|(n, d)| function_doc(n, d))
+            .collect(),
+        tasks: tasks.into_iter().map(|(n, d)| function_doc(n, d)).collect(),
+    }
+}

@@ -1,0 +1,847 @@
+//! Suspend/resume cycles: boots, phases, per-CPU bring-up, gaps.
+//!
+//! [`CycleTracker`] is a state machine fed one kernel [`Record`] at a time. It keeps only
+//! the cycle being read plus bounded summaries, so it runs in constant memory on logs of
+//! any length. Both the wording of current kernels (`PM: suspend entry (deep)` ..
+//! `PM: suspend exit`) and the older one (`PM: Syncing filesystems` .. `Restarting tasks
+//! ... done.`) are understood; a log excerpt that starts in the middle of a resume still
+//! yields a (partial) cycle.
+
+use serde::Serialize;
+
+use crate::reader::{Clock, Record, Time};
+
+/// How many of the largest gaps each cycle keeps.
+pub const GAPS_KEPT: usize = 5;
+
+/// A backwards step of the monotonic clock larger than this starts a new segment: two
+/// excerpts pasted together, or a new boot.
+const BACKWARDS_TOLERANCE_US: i64 = 1_000_000;
+
+/// A marked point of the log: line number and time.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Event {
+    pub line: u64,
+    pub time: Option<Time>,
+}
+
+impl Event {
+    fn of(record: &Record) -> Self {
+        Event {
+            line: record.line,
+            time: record.time,
+        }
+    }
+
+    /// Milliseconds from `earlier` to `self`; `None` without times or across clocks.
+    /// Tiny negative steps (stamps from different CPUs) count as zero.
+    pub fn ms_since(&self, earlier: &Event) -> Option<f64> {
+        let us = self.time?.since(earlier.time?)?;
+        Some(us.max(0) as f64 / 1000.0)
+    }
+}
+
+/// The sleep state a cycle entered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SleepMode {
+    /// Suspend to RAM (ACPI S3).
+    Deep,
+    /// Suspend to idle.
+    S2idle,
+    /// Standby (ACPI S1).
+    Shallow,
+}
+
+/// The named spans of a cycle, in the order they happen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PhaseName {
+    /// Freezing user space and freezable kernel threads.
+    Freeze,
+    /// From the end of the freeze to the platform's sleep entry.
+    DeviceSuspend,
+    /// `Disabling non-boot CPUs ...` to the last CPU offline.
+    DisableCpus,
+    /// `Low-level resume complete` to `Enabling non-boot CPUs ...`.
+    LowLevelResume,
+    /// `Enabling non-boot CPUs ...` to the last `CPUn is up` (or `End enabling non-boot CPUs`).
+    EnableCpus,
+    /// `Waking up from system sleep state` to `ACPI: EC: interrupt unblocked`.
+    PlatformWake,
+    /// `ACPI: EC: interrupt unblocked` to `ACPI: EC: event unblocked`.
+    EcUnblock,
+    /// From the EC unblock to the thaw of tasks.
+    DeviceResume,
+    /// `OOM killer enabled.` / `Restarting tasks` to `Restarting tasks ... done`.
+    Thaw,
+}
+
+/// One named span with its ends.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Phase {
+    pub name: PhaseName,
+    pub start: Event,
+    pub end: Event,
+}
+
+impl PhaseName {
+    /// The name used in JSON and summaries (`enable_cpus`).
+    pub fn name(self) -> &'static str {
+        match self {
+            PhaseName::Freeze => "freeze",
+            PhaseName::DeviceSuspend => "device_suspend",
+            PhaseName::DisableCpus => "disable_cpus",
+            PhaseName::LowLevelResume => "low_level_resume",
+            PhaseName::EnableCpus => "enable_cpus",
+            PhaseName::PlatformWake => "platform_wake",
+            PhaseName::EcUnblock => "ec_unblock",
+            PhaseName::DeviceResume => "device_resume",
+            PhaseName::Thaw => "thaw",
+        }
+    }
+}
+
+impl SleepMode {
+    /// The name the kernel uses in `PM: suspend entry (deep)`.
+    pub fn name(self) -> &'static str {
+        match self {
+            SleepMode::Deep => "deep",
+            SleepMode::S2idle => "s2idle",
+            SleepMode::Shallow => "shallow",
+        }
+    }
+}
+
+impl Phase {
+    pub fn ms(&self) -> Option<f64> {
+        self.end.ms_since(&self.start)
+    }
+}
+
+/// The bring-up of one secondary CPU on resume.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CpuBringup {
+    pub cpu: u32,
+    /// `0x2` as printed on the Booting line (x86 only).
+    pub apic: Option<String>,
+    pub booting: Option<Event>,
+    pub up: Option<Event>,
+}
+
+impl CpuBringup {
+    /// `CPUn is up` minus that CPU's Booting line.
+    pub fn bringup_ms(&self) -> Option<f64> {
+        self.up?.ms_since(self.booting.as_ref()?)
+    }
+}
+
+/// An `Error taking CPU%d up: %d` line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CpuFailure {
+    pub cpu: u32,
+    pub error: i32,
+    pub line: u64,
+}
+
+/// Silence between two consecutive kernel records.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Gap {
+    pub from: Event,
+    pub to: Event,
+    pub us: i64,
+}
+
+/// One suspend/resume cycle, complete or as much of it as the log shows.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Cycle {
+    /// 0-based index of the boot (segment) the cycle belongs to.
+    pub boot: usize,
+    pub mode: Option<SleepMode>,
+    pub first_line: u64,
+    pub last_line: u64,
+    /// `PM: suspend entry` (or the older `PM: Syncing filesystems`).
+    pub entry: Option<Event>,
+    /// `PM: suspend exit` (or the older `Restarting tasks ... done.`).
+    pub exit: Option<Event>,
+    pub low_level_resume: Option<Event>,
+    pub enable_start: Option<Event>,
+    /// `End enabling non-boot CPUs` (older kernels).
+    pub enable_end: Option<Event>,
+    pub wake: Option<Event>,
+    pub ec_unblock: Option<Event>,
+    /// Last record before the resume began: the end of the suspend half.
+    pub last_suspend_record: Option<Event>,
+    pub phases: Vec<Phase>,
+    pub cpus: Vec<CpuBringup>,
+    pub offlined: Vec<u32>,
+    pub failures: Vec<CpuFailure>,
+    /// The largest gaps, longest first, at most [`GAPS_KEPT`].
+    pub gaps: Vec<Gap>,
+}
+
+impl Cycle {
+    /// `PM: suspend exit` minus `PM: suspend entry`.
+    pub fn suspend_span_ms(&self) -> Option<f64> {
+        self.exit?.ms_since(self.entry.as_ref()?)
+    }
+
+    /// The last `CPUn is up` of the resume (or `End enabling non-boot CPUs`).
+    pub fn enable_finished(&self) -> Option<Event> {
+        self.enable_end
+            .or_else(|| self.cpus.iter().filter_map(|c| c.up).max_by_key(|e| e.line))
+    }
+
+    /// The last `CPUn is up` minus `Enabling non-boot CPUs ...`.
+    pub fn enable_phase_ms(&self) -> Option<f64> {
+        self.enable_finished()?
+            .ms_since(self.enable_start.as_ref()?)
+    }
+
+    /// First `ACPI: EC: interrupt unblocked` after `Waking up from system sleep state`.
+    pub fn ec_wake_to_unblock_ms(&self) -> Option<f64> {
+        self.ec_unblock?.ms_since(self.wake.as_ref()?)
+    }
+
+    /// `CPUn is up` minus `Enabling non-boot CPUs ...` for one CPU.
+    pub fn up_after_enable_ms(&self, cpu: &CpuBringup) -> Option<f64> {
+        cpu.up?.ms_since(self.enable_start.as_ref()?)
+    }
+
+    /// Kernel time of the suspend half: entry to the last record before resume.
+    pub fn suspend_ms(&self) -> Option<f64> {
+        self.last_suspend_record?.ms_since(self.entry.as_ref()?)
+    }
+
+    /// Kernel time of the resume half: `Low-level resume complete` to the exit.
+    pub fn resume_ms(&self) -> Option<f64> {
+        self.exit?.ms_since(self.low_level_resume.as_ref()?)
+    }
+
+    /// CPUs whose Booting line has no `CPUn is up`, and CPUs taken offline that never
+    /// came back (when the log shows both halves).
+    pub fn cpus_not_up(&self) -> Vec<u32> {
+        let mut missing: Vec<u32> = self
+            .cpus
+            .iter()
+            .filter(|c| c.up.is_none())
+            .map(|c| c.cpu)
+            .collect();
+        if self.enable_start.is_some() && self.exit.is_some() {
+            for cpu in &self.offlined {
+                if !self.cpus.iter().any(|c| c.cpu == *cpu && c.up.is_some()) {
+                    missing.push(*cpu);
+                }
+            }
+        }
+        missing.sort_unstable();
+        missing.dedup();
+        missing
+    }
+
+    /// The phase of that name, if both its ends are in the log.
+    pub fn phase(&self, name: PhaseName) -> Option<&Phase> {
+        self.phases.iter().find(|p| p.name == name)
+    }
+}
+
+/// What a record means to the tracker.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Marker {
+    BootBanner,
+    SuspendEntry(Option<SleepMode>),
+    OldSuspendEntry,
+    FreezeStart,
+    FreezeEnd,
+    PlatformSleep(Option<SleepMode>),
+    DisableCpus,
+    CpuOffline(u32),
+    LowLevelResume,
+    EnableCpus,
+    Booting(u32),
+    CpuUp(u32),
+    EnableEnd,
+    CpuError(u32, i32),
+    Wake(Option<SleepMode>),
+    EcInterruptUnblocked,
+    EcEventUnblocked,
+    ThawStart,
+    ThawDone,
+    OldThawDone,
+    SuspendExit,
+}
+
+fn classify(message: &str) -> Option<Marker> {
+    use Marker::*;
+    let m = message;
+    if m.starts_with("Linux version ") {
+        return Some(BootBanner);
+    }
+    if let Some(rest) = m.strip_prefix("PM: suspend entry") {
+        return Some(SuspendEntry(mode_in_parens(rest)));
+    }
+    if m.starts_with("PM: Syncing filesystems") || m.starts_with("PM: Preparing system for") {
+        return Some(OldSuspendEntry);
+    }
+    if m == "PM: suspend exit" {
+        return Some(SuspendExit);
+    }
+    if m.starts_with("Freezing user space processes") {
+        return Some(FreezeStart);
+    }
+    if m.starts_with("Freezing remaining freezable tasks") {
+        return Some(if m.contains("completed") || m.ends_with("done.") {
+            FreezeEnd
+        } else {
+            FreezeStart
+        });
+    }
+    if let Some(rest) = m
+        .strip_prefix("ACPI: PM: Preparing to enter system sleep state S")
+        .or_else(|| m.strip_prefix("ACPI: Preparing to enter system sleep state S"))
+    {
+        return Some(PlatformSleep(acpi_state_mode(rest)));
+    }
+    if m.starts_with("PM: suspend-to-idle") {
+        return Some(PlatformSleep(Some(SleepMode::S2idle)));
+    }
+    if m.starts_with("Disabling non-boot CPUs") {
+        return Some(DisableCpus);
+    }
+    if let Some(cpu) = cpu_number_between(m, "smpboot: CPU ", " is now offline")
+        .or_else(|| cpu_number_between(m, "CPU ", " is now offline"))
+    {
+        return Some(CpuOffline(cpu));
+    }
+    if m.starts_with("ACPI: PM: Low-level resume complete")
+        || m.starts_with("ACPI: Low-level resume complete")
+        || m.starts_with("PM: resume from suspend-to-idle")
+    {
+        return Some(LowLevelResume);
+    }
+    if m.starts_with("Enabling non-boot CPUs") {
+        return Some(EnableCpus);
+    }
+    if m.starts_with("End enabling non-boot CPUs") {
+        return Some(EnableEnd);
+    }
+    if let Some(cpu) = booting_cpu(m) {
+        return Some(Booting(cpu));
+    }
+    if let Some(cpu) = cpu_number_between(m, "CPU", " is up") {
+        return Some(CpuUp(cpu));
+    }
+    if let Some(rest) = m.strip_prefix("Error taking CPU") {
+        let (cpu, err) = rest.split_once(" up: ")?;
+        return Some(CpuError(cpu.parse().ok()?, err.trim().parse().ok()?));
+    }
+    if let Some(rest) = m
+        .strip_prefix("ACPI: PM: Waking up from system sleep state S")
+        .or_else(|| m.strip_prefix("ACPI: Waking up from system sleep state S"))
+    {
+        return Some(Wake(acpi_state_mode(rest)));
+    }
+    if m == "ACPI: EC: interrupt unblocked" {
+        return Some(EcInterruptUnblocked);
+    }
+    if m == "ACPI: EC: event unblocked" {
+        return Some(EcEventUnblocked);
+    }
+    if m == "OOM killer enabled." || m == "Restarting tasks: Starting" {
+        return Some(ThawStart);
+    }
+    if m == "Restarting tasks: Done" {
+        return Some(ThawDone);
+    }
+    if m.starts_with("Restarting tasks ...") && m.ends_with("done.") {
+        return Some(OldThawDone);
+    }
+    None
+}
+
+fn mode_in_parens(rest: &str) -> Option<SleepMode> {
+    let inner = rest.trim().strip_prefix('(')?.strip_suffix(')')?;
+    match inner {
+        "deep" | "mem" => Some(SleepMode::Deep),
+        "s2idle" | "freeze" => Some(SleepMode::S2idle),
+        "shallow" | "standby" => Some(SleepMode::Shallow),
+        _ => None,
+    }
+}
+
+fn acpi_state_mode(rest: &str) -> Option<SleepMode> {
+    match rest.trim() {
+        "3" => Some(SleepMode::Deep),
+        "1" => Some(SleepMode::Shallow),
+        _ => None,
+    }
+}
+
+fn cpu_number_between(m: &str, prefix: &str, suffix: &str) -> Option<u32> {
+    m.strip_prefix(prefix)?.strip_suffix(suffix)?.parse().ok()
+}
+
+/// `smpboot: Booting Node 0 Processor 3 APIC 0x6`, `Booting Node 0 Processor 3 APIC 0x6`,
+/// or the older `Booting processor 3 APIC 0x6 ip 0x...`.
+fn booting_cpu(m: &str) -> Option<u32> {
+    let rest = m.strip_prefix("smpboot: ").unwrap_or(m);
+    let rest = rest.strip_prefix("Booting ")?;
+    let after = match rest.split_once("Processor ") {
+        Some((_, after)) => after,
+        None => rest.strip_prefix("processor ")?,
+    };
+    after.split(' ').next()?.parse().ok()
+}
+
+fn booting_apic(m: &str) -> Option<String> {
+    let (_, after) = m.split_once(" APIC ")?;
+    let apic = after.split(' ').next()?;
+    apic.starts_with("0x").then(|| apic.to_string())
+}
+
+/// Splits a stream of kernel records into boots and suspend/resume cycles.
+#[derive(Debug, Default)]
+pub struct CycleTracker {
+    boot: usize,
+    seen_records: bool,
+    last_time: Option<Time>,
+    last_event: Option<Event>,
+    current: Option<Open>,
+    done: Vec<Cycle>,
+}
+
+#[derive(Debug)]
+struct Open {
+    cycle: Cycle,
+    /// The newest-wording entry was seen: wait for `PM: suspend exit`.
+    new_wording: bool,
+    resumed: bool,
+    /// Gaps up to the last marker, and gaps after it (dropped if no marker follows).
+    gaps: Vec<Gap>,
+    pending_gaps: Vec<Gap>,
+    freeze_start: Option<Event>,
+    freeze_end: Option<Event>,
+    platform_sleep: Option<Event>,
+    disable_start: Option<Event>,
+    last_offline: Option<Event>,
+    ec_event: Option<Event>,
+    thaw_start: Option<Event>,
+    thaw_done: Option<Event>,
+}
+
+impl Open {
+    fn new(boot: usize, first: &Record) -> Self {
+        Open {
+            cycle: Cycle {
+                boot,
+                first_line: first.line,
+                last_line: first.line,
+                ..Cycle::default()
+            },
+            new_wording: false,
+            resumed: false,
+            gaps: Vec::new(),
+            pending_gaps: Vec::new(),
+            freeze_start: None,
+            freeze_end: None,
+            platform_sleep: None,
+            disable_start: None,
+            last_offline: None,
+            ec_event: None,
+            thaw_start: None,
+            thaw_done: None,
+        }
+    }
+}
+
+impl CycleTracker {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Feed one record. Records from user space are ignored.
+    pub fn push(&mut self, record: &Record) {
+        if !record.is_kernel() {
+            return;
+        }
+        let marker = classify(record.message);
+        if !record.continuation {
+            self.track_time(record, marker);
+        }
+        if let Some(marker) = marker {
+            self.apply(marker, record);
+        }
+        if !record.continuation && record.time.is_some() {
+            self.last_event = Some(Event::of(record));
+        }
+    }
+
+    /// Close the cycle still open and return every cycle found.
+    pub fn finish(mut self) -> Vec<Cycle> {
+        self.close();
+        self.done
+    }
+
+    /// Boot and segment detection, and gap tracking inside an open cycle.
+    fn track_time(&mut self, record: &Record, marker: Option<Marker>) {
+        let Some(time) = record.time else { return };
+        let jumped_back = self.last_time.is_some_and(|last| {
+            last.clock == Clock::Monotonic
+                && time.clock == Clock::Monotonic
+                && last.micros - time.micros > BACKWARDS_TOLERANCE_US
+        });
+        if (jumped_back || marker == Some(Marker::BootBanner)) && self.seen_records {
+            self.close();
+            self.boot += 1;
+            self.last_event = None;
+        }
+        self.seen_records = true;
+        self.last_time = Some(time);
+        if let (Some(open), Some(prev)) = (self.current.as_mut(), self.last_event) {
+            let now = Event::of(record);
+            if let Some(us) = time.since(prev.time.unwrap_or(time)) {
+                keep_largest(
+                    &mut open.pending_gaps,
+                    Gap {
+                        from: prev,
+                        to: now,
+                        us: us.max(0),
+                    },
+                );
+            }
+        }
+    }
+
+    fn close(&mut self) {
+        if let Some(open) = self.current.take() {
+            self.done.push(finish_cycle(open));
+        }
+    }
+
+    fn open(&mut self, record: &Record) -> &mut Open {
+        let boot = self.boot;
+        self.current.get_or_insert_with(|| Open::new(boot, record))
+    }
+
+    fn apply(&mut self, marker: Marker, record: &Record) {
+        use Marker::*;
+        let event = Event::of(record);
+        // A new entry closes a cycle that already resumed or already had an entry.
+        if matches!(marker, SuspendEntry(_) | OldSuspendEntry)
+            && self
+                .current
+                .as_ref()
+                .is_some_and(|o| o.resumed || o.cycle.entry.is_some())
+        {
+            self.close();
+        }
+        if marker == BootBanner {
+            return;
+        }
+        let last_event = self.last_event;
+        let open = self.open(record);
+        open.cycle.last_line = record.line;
+        let pending = std::mem::take(&mut open.pending_gaps);
+        for gap in pending {
+            keep_largest(&mut open.gaps, gap);
+        }
+        match marker {
+            BootBanner => {}
+            SuspendEntry(mode) => {
+                open.cycle.entry = Some(event);
+                open.cycle.mode = open.cycle.mode.or(mode);
+                open.new_wording = true;
+            }
+            OldSuspendEntry => {
+                open.cycle.entry.get_or_insert(event);
+            }
+            FreezeStart => {
+                open.freeze_start.get_or_insert(event);
+            }
+            FreezeEnd => open.freeze_end = Some(event),
+            PlatformSleep(mode) => {
+                open.platform_sleep.get_or_insert(event);
+                open.cycle.mode = open.cycle.mode.or(mode);
+            }
+            DisableCpus => {
+                open.disable_start.get_or_insert(event);
+            }
+            CpuOffline(cpu) => {
+                open.last_offline = Some(event);
+                if !open.cycle.offlined.contains(&cpu) {
+                    open.cycle.offlined.push(cpu);
+                }
+            }
+            LowLevelResume => {
+                begin_resume(open, last_event);
+                open.cycle.low_level_resume.get_or_insert(event);
+            }
+            EnableCpus => {
+                begin_resume(open, last_event);
+                open.cycle.enable_start.get_or_insert(event);
+            }
+            Booting(cpu) => {
+                begin_resume(open, last_event);
+                let apic = booting_apic(record.message);
+                match open.cycle.cpus.iter_mut().find(|c| c.cpu == cpu) {
+                    Some(c) => {
+                        c.booting = Some(event);
+                        c.apic = apic;
+                    }
+                    None => open.cycle.cpus.push(CpuBringup {
+                        cpu,
+                        apic,
+                        booting: Some(event),
+                        up: None,
+                    }),
+                }
+            }
+            CpuUp(cpu) => {
+                begin_resume(open, last_event);
+                match open.cycle.cpus.iter_mut().find(|c| c.cpu == cpu) {
+                    Some(c) => c.up = Some(event),
+                    None => open.cycle.cpus.push(CpuBringup {
+                        cpu,
+                        apic: None,
+                        booting: None,
+                        up: Some(event),
+                    }),
+                }
+            }
+            EnableEnd => open.cycle.enable_end = Some(event),
+            CpuError(cpu, error) => open.cycle.failures.push(CpuFailure {
+                cpu,
+                error,
+                line: record.line,
+            }),
+            Wake(mode) => {
+                begin_resume(open, last_event);
+                open.cycle.wake.get_or_insert(event);
+                open.cycle.mode = open.cycle.mode.or(mode);
+            }
+            EcInterruptUnblocked => {
+                if open.cycle.wake.is_some() {
+                    open.cycle.ec_unblock.get_or_insert(event);
+                }
+            }
+            EcEventUnblocked => {
+                open.ec_event.get_or_insert(event);
+            }
+            ThawStart => {
+                open.thaw_start.get_or_insert(event);
+            }
+            ThawDone => open.thaw_done = Some(event),
+            OldThawDone => {
+                open.thaw_done = Some(event);
+                if !open.new_wording {
+                    open.cycle.exit = Some(event);
+                    self.close();
+                }
+            }
+            SuspendExit => {
+                open.cycle.exit = Some(event);
+                self.close();
+            }
+        }
+    }
+}
+
+fn begin_resume(open: &mut Open, last: Option<Event>) {
+    if !open.resumed {
+        open.resumed = true;
+        if open.cycle.entry.is_some() {
+            open.cycle.last_suspend_record = last;
+        }
+    }
+}
+
+fn keep_largest(gaps: &mut Vec<Gap>, gap: Gap) {
+    if gaps.len() == GAPS_KEPT && gaps.last().is_some_and(|g| g.us >= gap.us) {
+        return;
+    }
+    let pos = gaps.partition_point(|g| g.us >= gap.us);
+    gaps.insert(pos, gap);
+    gaps.truncate(GAPS_KEPT);
+}
+
+fn finish_cycle(open: Open) -> Cycle {
+    let mut cycle = open.cycle;
+    cycle.gaps = open.gaps;
+    let mut phases = Vec::new();
+    let mut span = |name, start: Option<Event>, end: Option<Event>| {
+        if let (Some(start), Some(end)) = (start, end)
+            && end.line >= start.line
+        {
+            phases.push(Phase { name, start, end });
+        }
+    };
+    span(PhaseName::Freeze, open.freeze_start, open.freeze_end);
+    let sleep_entry = match (open.platform_sleep, open.disable_start) {
+        (Some(a), Some(b)) => Some(if a.line < b.line { a } else { b }),
+        (a, b) => a.or(b),
+    };
+    span(PhaseName::DeviceSuspend, open.freeze_end, sleep_entry);
+    span(
+        PhaseName::DisableCpus,
+        open.disable_start,
+        open.last_offline,
+    );
+    span(
+        PhaseName::LowLevelResume,
+        cycle.low_level_resume,
+        cycle.enable_start,
+    );
+    span(
+        PhaseName::EnableCpus,
+        cycle.enable_start,
+        cycle.enable_finished(),
+    );
+    span(PhaseName::PlatformWake, cycle.wake, cycle.ec_unblock);
+    span(PhaseName::EcUnblock, cycle.ec_unblock, open.ec_event);
+    span(
+        PhaseName::DeviceResume,
+        open.ec_event.or(cycle.ec_unblock),
+        open.thaw_start,
+    );
+    span(PhaseName::Thaw, open.thaw_start, open.thaw_done);
+    cycle.phases = phases;
+    cycle
+        .cpus
+        .sort_by_key(|c| c.booting.or(c.up).map(|e| e.line));
+    cycle
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::reader::RecordReader;
+
+    fn cycles(text: &str) -> Vec<Cycle> {
+        let mut reader = RecordReader::new(text.as_bytes());
+        let mut tracker = CycleTracker::new();
+        while let Some(r) = reader.next_record() {
+            tracker.push(&r.unwrap());
+        }
+        tracker.finish()
+    }
+
+    const NEW: &str = "\
+[  100.000000] PM: suspend entry (deep)
+[  100.100000] Freezing user space processes
+[  100.200000] Freezing remaining freezable tasks completed (elapsed 0.001 seconds)
+[  101.000000] ACPI: PM: Preparing to enter system sleep state S3
+[  101.100000] Disabling non-boot CPUs ...
+[  101.200000] smpboot: CPU 1 is now offline
+[  101.300000] ACPI: PM: Low-level resume complete
+[  101.400000] Enabling non-boot CPUs ...
+[  101.500000] smpboot: Booting Node 0 Processor 1 APIC 0x2
+[  103.500000] CPU1 is up
+[  103.600000] ACPI: PM: Waking up from system sleep state S3
+[  103.700000] ACPI: EC: interrupt unblocked
+[  104.000000] ACPI: EC: event unblocked
+[  105.000000] OOM killer enabled.
+[  105.100000] Restarting tasks: Done
+[  105.200000] PM: suspend exit
+";
+
+    #[test]
+    fn new_wording_cycle() {
+        let c = &cycles(NEW)[0];
+        assert_eq!(c.mode, Some(SleepMode::Deep));
+        assert_eq!(c.suspend_span_ms(), Some(5200.0));
+        assert_eq!(c.enable_phase_ms(), Some(2100.0));
+        assert_eq!(c.ec_wake_to_unblock_ms(), Some(100.0));
+        assert_eq!(c.cpus[0].bringup_ms(), Some(2000.0));
+        assert_eq!(c.cpus[0].apic.as_deref(), Some("0x2"));
+        assert_eq!(c.suspend_ms(), Some(1200.0));
+        assert_eq!(c.resume_ms(), Some(3900.0));
+        let names: Vec<_> = c.phases.iter().map(|p| p.name).collect();
+        assert_eq!(
+            names,
+            [
+                PhaseName::Freeze,
+                PhaseName::DeviceSuspend,
+                PhaseName::DisableCpus,
+                PhaseName::LowLevelResume,
+                PhaseName::EnableCpus,
+                PhaseName::PlatformWake,
+                PhaseName::EcUnblock,
+                PhaseName::DeviceResume,
+                PhaseName::Thaw,
+            ]
+        );
+        assert_eq!(c.gaps[0].us, 2_000_000);
+        assert_eq!(c.gaps[0].to.line, 10);
+        assert!(c.cpus_not_up().is_empty());
+    }
+
+    #[test]
+    fn old_wording_cycles_and_a_cpu_that_failed() {
+        let log = "\
+[   10.000000] PM: Syncing filesystems ... done.
+[   10.100000] Freezing user space processes ... (elapsed 0.001 seconds) done.
+[   10.200000] Disabling non-boot CPUs ...
+[   10.300000] CPU 1 is now offline
+[   10.400000] CPU 2 is now offline
+[   10.500000] ACPI: Low-level resume complete
+[   10.600000] Enabling non-boot CPUs ...
+[   10.700000] Booting processor 1 APIC 0x1 ip 0x6000
+[   10.800000] CPU1 is up
+[   10.900000] Booting processor 2 APIC 0x2 ip 0x6000
+[   11.900000] Error taking CPU2 up: -5
+[   12.000000] Restarting tasks ... done.
+[   20.000000] PM: Syncing filesystems ... done.
+[   21.000000] Restarting tasks ... done.
+";
+        let cs = cycles(log);
+        assert_eq!(cs.len(), 2);
+        assert_eq!(cs[0].suspend_span_ms(), Some(2000.0));
+        assert_eq!(cs[0].cpus_not_up(), [2]);
+        assert_eq!(cs[0].failures[0].error, -5);
+        assert_eq!(cs[0].cpus[0].bringup_ms(), Some(100.0));
+        assert_eq!(cs[1].suspend_span_ms(), Some(1000.0));
+    }
+
+    #[test]
+    fn backwards_time_starts_a_new_boot_not_a_negative_duration() {
+        let log = "\
+[  500.000000] Enabling non-boot CPUs ...
+[  500.100000] smpboot: Booting Node 0 Processor 1 APIC 0x2
+[    1.000000] CPU1 is up
+";
+        let cs = cycles(log);
+        assert_eq!(cs.len(), 2);
+        assert_eq!(cs[1].boot, 1);
+        assert_eq!(cs[0].cpus[0].bringup_ms(), None);
+        assert_eq!(cs[0].cpus_not_up(), [1]);
+        assert!(cs.iter().all(|c| c.gaps.iter().all(|g| g.us >= 0)));
+    }
+
+    #[test]
+    fn arm_style_resume_without_booting_lines() {
+        let log = "\
+[   50.000000] Enabling non-boot CPUs ...
+[   50.010000] Detected PIPT I-cache on CPU1
+[   50.020000] CPU1 is up
+[   50.040000] CPU2 is up
+";
+        let c = &cycles(log)[0];
+        assert_eq!(c.cpus.len(), 2);
+        assert_eq!(c.cpus[0].bringup_ms(), None);
+        assert_eq!(c.up_after_enable_ms(&c.cpus[1]), Some(40.0));
+        assert_eq!(c.enable_phase_ms(), Some(40.0));
+    }
+
+    #[test]
+    fn s2idle_mode() {
+        let log = "\
+[   1.000000] PM: suspend entry (s2idle)
+[   2.000000] PM: suspend-to-idle
+[   9.000000] PM: resume from suspend-to-idle
+[  10.000000] PM: suspend exit
+";
+        let c = &cycles(log)[0];
+        assert_eq!(c.mode, Some(SleepMode::S2idle));
+        assert_eq!(c.suspend_span_ms(), Some(9000.0));
+    }
+}
