@@ -4,6 +4,7 @@ use std::io::{self, BufRead};
 
 use crate::findings::{Finding, findings};
 use crate::mtrr::{MtrrCollector, MtrrReport};
+use crate::probes::{ProbeResult, ProbeTracker};
 use crate::reader::{Record, RecordReader};
 use crate::record::Format;
 use crate::resume::{Cycle, CycleTracker};
@@ -51,6 +52,8 @@ pub struct Analysis {
     pub cycles: Vec<Cycle>,
     pub mtrr: MtrrReport,
     pub trace: TraceStats,
+    /// Delay-loop speed probes, in the order they finished.
+    pub probes: Vec<ProbeResult>,
     pub findings: Vec<Finding>,
 }
 
@@ -61,6 +64,7 @@ pub struct Analyzer {
     cycles: CycleTracker,
     mtrr: MtrrCollector,
     trace: TraceStats,
+    probes: ProbeTracker,
 }
 
 impl Analyzer {
@@ -89,6 +93,7 @@ impl Analyzer {
             return;
         }
         self.cycles.push(record);
+        self.probes.push(record);
         let time_us = record.time.map(|t| t.micros);
         self.mtrr.push(record.line, time_us, record.message);
     }
@@ -100,6 +105,7 @@ impl Analyzer {
             cycles: self.cycles.finish(),
             mtrr: self.mtrr.finish(),
             trace: self.trace,
+            probes: self.probes.finish(),
             findings: Vec::new(),
         };
         analysis.findings = findings(&analysis);

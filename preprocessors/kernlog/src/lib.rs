@@ -6,7 +6,8 @@
 //!   in place ([`record::parse_line`], pure, never fails);
 //! * [`reader`]: a streaming [`reader::RecordReader`] over any `BufRead` that places each
 //!   line on a clock, in constant memory;
-//! * [`resume`], [`mtrr`], [`trace`]: the analyses, each fed one record at a time;
+//! * [`resume`], [`mtrr`], [`trace`], [`probes`]: the analyses, each fed one record at a time;
+//! * [`captures`]: the small non-log captures of an investigation (call counts, bisect log, ...);
 //! * [`analysis`]: one pass that runs them all, and [`findings`] drawn from the result;
 //! * [`report`] (the JSON document) and [`summary`] (plain text) to present it.
 //!
@@ -22,8 +23,10 @@
 //! ```
 
 pub mod analysis;
+pub mod captures;
 pub mod findings;
 pub mod mtrr;
+pub mod probes;
 pub mod reader;
 pub mod record;
 pub mod report;

@@ -252,6 +252,16 @@ pub fn fixed_msr_index(block: u32, reg: u32) -> Option<usize> {
     (reg < count).then_some(first + reg as usize)
 }
 
+/// The debug patch's `(block, reg)` for a fixed MSR index: the inverse of [`fixed_msr_index`].
+pub fn fixed_msr_position(index: usize) -> Option<(u32, u32)> {
+    match index {
+        0 => Some((0, 0)),
+        1 | 2 => Some((1, index as u32 - 1)),
+        3..=10 => Some((2, index as u32 - 3)),
+        _ => None,
+    }
+}
+
 /// A boot-time `mtrr=debug` table.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct BootTable {
@@ -847,6 +857,11 @@ mod tests {
         assert_eq!((last[7].start, last[7].end), (0xFF000, 0xFFFFF));
         assert_eq!(fixed_msr_index(2, 3), Some(6));
         assert_eq!(fixed_msr_index(1, 2), None);
+        for i in 0..11 {
+            let (block, reg) = fixed_msr_position(i).unwrap();
+            assert_eq!(fixed_msr_index(block, reg), Some(i));
+        }
+        assert_eq!(fixed_msr_position(11), None);
         let all: usize = (0..11).map(|i| decode_fixed(i, 0).unwrap().len()).sum();
         assert_eq!(all, 88);
         let diff = fixed_differences([(0, 0x05, 0x0606_0606_0606_0606)]);

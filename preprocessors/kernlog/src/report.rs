@@ -25,7 +25,17 @@ pub struct Report {
     pub cycles: Vec<CycleDoc>,
     pub mtrr: MtrrDoc,
     pub trace: Option<TraceDoc>,
+    pub probes: Vec<ProbeDoc>,
     pub findings: Vec<FindingDoc>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct ProbeDoc {
+    pub point: String,
+    pub cpu: u32,
+    pub ms: Option<f64>,
+    pub start_line: u64,
+    pub end_line: u64,
 }
 
 #[derive(Debug, Serialize)]
@@ -253,6 +263,17 @@ impl Report {
                 .collect(),
             mtrr: mtrr_doc(&analysis.mtrr),
             trace: (analysis.trace.lines > 0).then(|| trace_doc(&analysis.trace)),
+            probes: analysis
+                .probes
+                .iter()
+                .map(|p| ProbeDoc {
+                    point: p.point.clone(),
+                    cpu: p.cpu,
+                    ms: p.ms().map(round_ms),
+                    start_line: p.start.line,
+                    end_line: p.end.line,
+                })
+                .collect(),
             findings: analysis
                 .findings
                 .iter()

@@ -513,7 +513,11 @@ impl CycleTracker {
     }
 
     fn close(&mut self) {
-        if let Some(open) = self.current.take() {
+        if let Some(mut open) = self.current.take() {
+            // A log that ends before any resume: the suspend half runs to its last record.
+            if !open.resumed && open.cycle.entry.is_some() {
+                open.cycle.last_suspend_record = self.last_event;
+            }
             self.done.push(finish_cycle(open));
         }
     }
