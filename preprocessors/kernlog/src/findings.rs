@@ -136,13 +136,13 @@ fn not_up(n: usize, cycle: &Cycle, out: &mut Vec<Finding>) {
     );
     lines.sort_unstable();
     lines.dedup();
-    let mut cpus = missing;
-    cpus.extend(cycle.failures.iter().map(|f| f.cpu));
-    cpus.sort_unstable();
-    cpus.dedup();
+    let mut down = missing;
+    down.extend(cycle.failures.iter().map(|f| f.cpu));
+    down.sort_unstable();
+    down.dedup();
     out.push(Finding {
         kind: FindingKind::CpuNotUp,
-        summary: format!("cycle {n}: CPU {} did not come back up", list(&cpus)),
+        summary: format!("cycle {n}: {} did not come back up", cpus(&down)),
         lines,
     });
 }
@@ -185,8 +185,8 @@ fn mtrr_findings(analysis: &Analysis, out: &mut Vec<Finding>) {
             "the kernel found the CPUs' MTRRs inconsistent".to_string()
         } else {
             format!(
-                "secondary CPU {} disagreed with the boot CPU's MTRR state and had to be rewritten",
-                list(&aps)
+                "secondary {} disagreed with the boot CPU's MTRR state and had to be rewritten",
+                cpus(&aps)
             )
         };
         out.push(Finding {
@@ -221,10 +221,12 @@ pub fn seconds(ms: f64) -> String {
     }
 }
 
-fn list(items: &[u32]) -> String {
-    items
-        .iter()
-        .map(u32::to_string)
-        .collect::<Vec<_>>()
-        .join(", ")
+/// `CPU 3`, `CPUs 1 and 6`, `CPUs 1, 6 and 7`.
+fn cpus(items: &[u32]) -> String {
+    let names: Vec<String> = items.iter().map(u32::to_string).collect();
+    match names.as_slice() {
+        [] => "no CPU".to_string(),
+        [one] => format!("CPU {one}"),
+        [rest @ .., last] => format!("CPUs {} and {last}", rest.join(", ")),
+    }
 }

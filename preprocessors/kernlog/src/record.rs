@@ -308,7 +308,7 @@ fn split_caller(text: &str) -> (Option<&str>, &str) {
 /// (so that dmesg messages such as `usb 1-8: reset` are not mistaken for a host name).
 fn split_host_ident(text: &str, kernel_only: bool) -> Option<(&str, Origin<'_>, &str)> {
     let (host, rest) = text.split_once(' ')?;
-    if host.is_empty() {
+    if host.is_empty() || host.ends_with(':') {
         return None;
     }
     let colon = rest
@@ -357,7 +357,9 @@ fn parse_iso_line(text: &str) -> Option<Line<'_>> {
     let (stamp, rest) = text.split_once(' ')?;
     let (wall, resolution_us) = parse_iso(stamp)?;
     let stamp = Some(Stamp::Wall(wall));
-    match split_host_ident(rest, false) {
+    // `dmesg --time-format iso` messages look like `host ident: ...` too (`usb 1-8: ...`):
+    // only `kernel` and `name[pid]` idents make a journal line here.
+    match split_host_ident(rest, true) {
         Some((host, origin, message)) => Some(host_line(
             Format::JournalShortIso,
             stamp,
@@ -728,6 +730,14 @@ mod tests {
 
         let l = parse_line("2025-09-11T16:04:13+0200 macbookpro kernel: CPU7 is up");
         assert_eq!(l.format, Format::JournalShortIso);
+        for msg in [
+            "ACPI: PM: Low-level resume complete",
+            "usb 1-8: reset full-speed",
+        ] {
+            let text = format!("2025-09-11T16:04:13,000001+02:00 {msg}");
+            let l = parse_line(&text);
+            assert_eq!((l.format, l.message), (Format::DmesgIso, msg));
+        }
 
         let l = parse_line("[  432.400350] macbookpro kernel: CPU7 is up");
         assert_eq!(l.format, Format::JournalShortMonotonic);

@@ -4,7 +4,7 @@ use std::fmt::Write;
 
 use crate::analysis::Analysis;
 use crate::findings::seconds;
-use crate::report::round_ms;
+use crate::probes::by_point;
 
 /// Render a plain-text summary: input, cycles with phases and CPUs, MTRR, findings.
 /// `site` is prefixed to the findings' site-relative links.
@@ -15,8 +15,18 @@ pub fn render_summary(analysis: &Analysis, site: &str) -> String {
     out
 }
 
+/// A duration shown no finer than the log's time stamps allow.
+fn duration(ms: f64, resolution_us: Option<u64>) -> String {
+    match resolution_us.unwrap_or(1) {
+        r if r >= 1_000_000 => format!("{:.0} s", ms / 1000.0),
+        r if r >= 1000 => format!("{ms:.0} ms"),
+        _ => seconds(ms),
+    }
+}
+
 fn write_summary(out: &mut String, a: &Analysis, site: &str) -> std::fmt::Result {
     let input = &a.input;
+    let res = input.resolution_us;
     let formats: Vec<String> = input
         .formats()
         .map(|(f, n)| format!("{} {n}", f.name()))
@@ -29,6 +39,11 @@ fn write_summary(out: &mut String, a: &Analysis, site: &str) -> std::fmt::Result
         input.kernel_records
     )?;
     match input.resolution_us {
+        Some(us) if us >= 1_000_000 => writeln!(
+            out,
+            "timestamp resolution: {} (for finer figures capture with dmesg, or journalctl -k -o short-monotonic)",
+            resolution(us)
+        )?,
         Some(us) => writeln!(out, "timestamp resolution: {}", resolution(us))?,
         None => writeln!(out, "timestamp resolution: no time stamps")?,
     }
@@ -55,13 +70,13 @@ fn write_summary(out: &mut String, a: &Analysis, site: &str) -> std::fmt::Result
         ];
         for (label, value) in figures {
             if let Some(ms) = value {
-                writeln!(out, "  {label:<24}{:>14}", seconds(round_ms(ms)))?;
+                writeln!(out, "  {label:<24}{:>14}", duration(ms, res))?;
             }
         }
         if !c.phases.is_empty() {
             writeln!(out, "  phases:")?;
             for p in &c.phases {
-                let ms = p.ms().map(|ms| seconds(round_ms(ms)));
+                let ms = p.ms().map(|ms| duration(ms, res));
                 writeln!(
                     out,
                     "    {:<18}lines {:>6}-{:<6}{:>14}",
@@ -75,8 +90,8 @@ fn write_summary(out: &mut String, a: &Analysis, site: &str) -> std::fmt::Result
         if !c.cpus.is_empty() {
             writeln!(out, "  CPU  APIC   bring-up      up after enable")?;
             for cpu in &c.cpus {
-                let bringup = cpu.bringup_ms().map(|ms| seconds(round_ms(ms)));
-                let after = c.up_after_enable_ms(cpu).map(|ms| seconds(round_ms(ms)));
+                let bringup = cpu.bringup_ms().map(|ms| duration(ms, res));
+                let after = c.up_after_enable_ms(cpu).map(|ms| duration(ms, res));
                 writeln!(
                     out,
                     "  {:>3}  {:<6}{:>12}  {:>14}",
@@ -91,12 +106,13 @@ fn write_summary(out: &mut String, a: &Analysis, site: &str) -> std::fmt::Result
             writeln!(
                 out,
                 "  largest gap: {} between lines {} and {}",
-                seconds(round_ms(g.us as f64 / 1000.0)),
+                duration(g.us as f64 / 1000.0, res),
                 g.from.line,
                 g.to.line
             )?;
         }
     }
+    write_probes(out, a, res)?;
     write_mtrr(out, a)?;
     if a.trace.lines > 0 {
         writeln!(out, "\ntrace: {} function_graph lines", a.trace.lines)?;
@@ -122,6 +138,27 @@ fn write_summary(out: &mut String, a: &Analysis, site: &str) -> std::fmt::Result
             lines.join(", "),
             f.kind.see()
         )?;
+    }
+    Ok(())
+}
+
+fn write_probes(out: &mut String, a: &Analysis, res: Option<u64>) -> std::fmt::Result {
+    if a.probes.is_empty() {
+        return Ok(());
+    }
+    writeln!(out, "\nspeed probes (delay loop per CPU):")?;
+    for (point, results) in by_point(&a.probes) {
+        writeln!(out, "  {point}")?;
+        let cells: Vec<String> = results
+            .iter()
+            .map(|r| {
+                let ms = r.ms().map(|ms| duration(ms, res));
+                format!("CPU{} {}", r.cpu, ms.as_deref().unwrap_or("-"))
+            })
+            .collect();
+        for row in cells.chunks(4) {
+            writeln!(out, "    {}", row.join("  "))?;
+        }
     }
     Ok(())
 }

@@ -1,0 +1,90 @@
+//! The `kernlog` binary as a user runs it.
+
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+
+fn data(rel: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../data")
+        .join(rel)
+}
+
+fn kernlog(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_kernlog"))
+        .args(args)
+        .env_remove("KERNLOG_SITE")
+        .output()
+        .expect("kernlog runs")
+}
+
+#[test]
+fn analyze_json_has_the_documented_fields() {
+    let file = data("dmesg/resume-6.16.3-ubuntu-kernel.log");
+    let out = kernlog(&["analyze", "--json", file.to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["input"]["format"], "dmesg");
+    assert_eq!(doc["input"]["records"], 43);
+    assert_eq!(doc["input"]["timestamp_resolution_s"], 1e-6);
+    let cycle = &doc["cycles"][0];
+    assert_eq!(cycle["mode"], "deep");
+    assert!(
+        cycle["suspend_span_ms"].is_null(),
+        "the excerpt has no suspend entry"
+    );
+    assert_eq!(cycle["enable_phase_ms"], 16_567.281);
+    assert_eq!(cycle["ec_wake_to_unblock_ms"], 2.966);
+    let cpu1 = &cycle["cpus"][0];
+    assert_eq!(cpu1["cpu"], 1);
+    assert_eq!(cpu1["apic"], "0x2");
+    assert_eq!(cpu1["bringup_ms"], 603.894);
+    assert_eq!(cpu1["up_after_enable_ms"], 604.042);
+    let phase = &cycle["phases"][1];
+    assert_eq!(phase["name"], "enable_cpus");
+    assert_eq!(phase["start_s"], 432.400838);
+    assert_eq!(doc["findings"][0]["id"], "slow-cpu-bringup");
+    assert_eq!(
+        doc["findings"][0]["see"],
+        "/journey#finding-the-problematic-code-path"
+    );
+}
+
+#[test]
+fn analyze_reads_standard_input() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kernlog"))
+        .args(["analyze", "--site", "https://notebook.example", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let log = std::fs::read(data("dmesg/t2-mac-s3-wake-to-ec-unblock.log")).unwrap();
+    use std::io::Write;
+    child.stdin.take().unwrap().write_all(&log).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("[ec-wake-gap]"), "{text}");
+    assert!(text.contains("19.579 s"), "{text}");
+    assert!(
+        text.contains("see https://notebook.example/related/t2-macs"),
+        "{text}"
+    );
+}
+
+#[test]
+fn unreadable_input_is_one_line_and_exit_2() {
+    let out = kernlog(&["analyze", "/nonexistent/dmesg.log"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with("kernlog: cannot open /nonexistent/dmesg.log"),
+        "{err}"
+    );
+    let dir = kernlog(&["analyze", env!("CARGO_MANIFEST_DIR")]);
+    assert_eq!(dir.status.code(), Some(2));
+}
