@@ -296,7 +296,7 @@ impl ProcMtrrEntry {
 /// Parse one `/proc/mtrr` line, in the current (`size=..., count=N: type`) or the old
 /// (`size=...: type, count=N`) order; sizes in KB, MB or GB.
 pub fn parse_proc_mtrr_line(text: &str) -> Option<ProcMtrrEntry> {
-    let rest = text.trim().strip_prefix("reg")?;
+    let rest = text.trim_start().strip_prefix("reg")?.trim_end();
     let (reg, rest) = rest.split_once(':')?;
     let reg: u32 = reg.parse().ok()?;
     let (mut base, mut size, mut count, mut mem_type) = (None, None, None, None);
@@ -810,7 +810,6 @@ fn is_warning(m: &str) -> bool {
     ["mtrr: ", "MTRR: ", "x86/mtrr: "]
         .iter()
         .any(|p| m.starts_with(p))
-        || m.contains("MTRR settings")
 }
 
 #[cfg(test)]

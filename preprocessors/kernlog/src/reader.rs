@@ -103,13 +103,19 @@ impl<R: BufRead> RecordReader<R> {
             Err(e) => return Some(Err(e)),
         }
         self.line_no += 1;
-        self.bytes.retain(|&b| b != 0);
-        self.text.clear();
-        match std::str::from_utf8(&self.bytes) {
-            Ok(s) => self.text.push_str(s),
-            Err(_) => self.text.push_str(&String::from_utf8_lossy(&self.bytes)),
+        if memchr::memchr(0, &self.bytes).is_some() {
+            self.bytes.retain(|&b| b != 0);
         }
-        let line = parse_line(&self.text);
+        // Valid UTF-8 is read in place; anything else is decoded lossily into `text`.
+        let text = match std::str::from_utf8(&self.bytes) {
+            Ok(s) => s,
+            Err(_) => {
+                self.text.clear();
+                self.text.push_str(&String::from_utf8_lossy(&self.bytes));
+                &self.text
+            }
+        };
+        let line = parse_line(text);
         Some(Ok(self.clock.place(self.line_no, line)))
     }
 

@@ -170,6 +170,10 @@ fn parse_stamped(text: &str) -> Option<Line<'_>> {
 
 /// Drop leading blanks and mail quote markers (`> `, `>> `).
 fn strip_quoting(mut text: &str) -> &str {
+    // Fast path: most lines start with their stamp.
+    if text.starts_with(|c: char| c == '[' || c.is_ascii_alphanumeric()) {
+        return text;
+    }
     loop {
         text = text.trim_start_matches([' ', '\t', '\u{feff}']);
         match text.strip_prefix('>') {
@@ -188,9 +192,12 @@ fn strip_level(text: &str) -> (Option<u8>, &str) {
     {
         return (Some((prio & 7) as u8), &rest[end + 1..]);
     }
-    if let Some((facility, rest)) = text.split_once(':')
-        && FACILITIES.contains(&facility.trim_end())
-        && let Some((level, rest)) = rest.split_once(':')
+    // `dmesg -x`: a facility name padded to 6, then a colon; checked only near the start.
+    let near_start = &text.as_bytes()[..text.len().min(10)];
+    if text.starts_with(|c: char| c.is_ascii_lowercase())
+        && let Some(colon) = near_start.iter().position(|&b| b == b':')
+        && FACILITIES.contains(&text[..colon].trim_end())
+        && let Some((level, rest)) = text[colon + 1..].split_once(':')
         && let Some(pos) = LEVELS.iter().position(|l| *l == level.trim())
     {
         return (Some(pos as u8), rest.strip_prefix(' ').unwrap_or(rest));
@@ -208,10 +215,17 @@ const LEVELS: [&str; 8] = [
 
 /// Lines that start with `[`: dmesg, dmesg -T, reltime, short-monotonic.
 fn parse_bracketed(text: &str) -> Option<Line<'_>> {
-    let close = text.find(']')?;
-    let inner = text[1..close].trim();
+    let (stamp, format, resolution_us, close) = match scan_dmesg_stamp(text.as_bytes()) {
+        Some((micros, resolution, close)) => {
+            (Stamp::Monotonic(micros), Format::Dmesg, resolution, close)
+        }
+        None => {
+            let close = text.find(']')?;
+            let (stamp, format, resolution) = parse_bracket_stamp(text[1..close].trim())?;
+            (stamp, format, resolution, close)
+        }
+    };
     let after = &text[close + 1..];
-    let (stamp, format, resolution_us) = parse_bracket_stamp(inner)?;
     let after = after.strip_prefix(' ').unwrap_or(after);
     let (caller, rest) = split_caller(after);
     let mut line = Line::new(format, Some(stamp), resolution_us, rest);
@@ -229,6 +243,39 @@ fn parse_bracketed(text: &str) -> Option<Line<'_>> {
         line.message = message;
     }
     Some(line)
+}
+
+/// The common `[  426.169808]` stamp in one pass over the bytes: microseconds, resolution
+/// and the index of the `]`. Anything else (`dmesg -d`, reltime, ctime) takes the slow path.
+fn scan_dmesg_stamp(b: &[u8]) -> Option<(i64, u64, usize)> {
+    let mut i = 1;
+    while b.get(i) == Some(&b' ') {
+        i += 1;
+    }
+    let mut secs: i64 = 0;
+    let start = i;
+    while let Some(d) = b.get(i).filter(|d| d.is_ascii_digit()) {
+        secs = secs.checked_mul(10)?.checked_add(i64::from(d - b'0'))?;
+        i += 1;
+    }
+    if i == start || i - start > 12 || b.get(i) != Some(&b'.') {
+        return None;
+    }
+    i += 1;
+    let (mut micros, mut digits) = (0i64, 0u32);
+    while let Some(d) = b.get(i).filter(|d| d.is_ascii_digit()) {
+        if digits < 6 {
+            micros = micros * 10 + i64::from(d - b'0');
+        }
+        digits += 1;
+        i += 1;
+    }
+    if digits > 9 || b.get(i) != Some(&b']') {
+        return None;
+    }
+    let shown = digits.min(6);
+    let scale = 10i64.pow(6 - shown);
+    Some((secs * 1_000_000 + micros * scale, scale as u64, i))
 }
 
 fn parse_bracket_stamp(inner: &str) -> Option<(Stamp, Format, u64)> {
@@ -307,18 +354,17 @@ fn split_caller(text: &str) -> (Option<&str>, &str) {
 /// `host ident: message`. With `kernel_only`, the ident must be `kernel` or `name[pid]`
 /// (so that dmesg messages such as `usb 1-8: reset` are not mistaken for a host name).
 fn split_host_ident(text: &str, kernel_only: bool) -> Option<(&str, Origin<'_>, &str)> {
-    let (host, rest) = text.split_once(' ')?;
+    let space = memchr::memchr(b' ', text.as_bytes())?;
+    let (host, rest) = (&text[..space], &text[space + 1..]);
     if host.is_empty() || host.ends_with(':') {
         return None;
     }
-    let colon = rest
-        .find(": ")
-        .or_else(|| rest.strip_suffix(':').map(|r| r.len()))?;
-    let ident = &rest[..colon];
-    if ident.is_empty() || ident.contains(' ') {
-        return None;
-    }
-    let message = rest.get(colon + 2..).unwrap_or("");
+    // The ident is the second word and ends with a colon; only that word is examined.
+    let (word, message) = match memchr::memchr(b' ', rest.as_bytes()) {
+        Some(i) => (&rest[..i], &rest[i + 1..]),
+        None => (rest, ""),
+    };
+    let ident = word.strip_suffix(':').filter(|i| !i.is_empty())?;
     if ident == "kernel" {
         return Some((host, Origin::Kernel, message));
     }

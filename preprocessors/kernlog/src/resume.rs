@@ -271,92 +271,90 @@ enum Marker {
     SuspendExit,
 }
 
-fn classify(message: &str) -> Option<Marker> {
+fn classify(m: &str) -> Option<Marker> {
     use Marker::*;
-    let m = message;
-    if m.starts_with("Linux version ") {
-        return Some(BootBanner);
+    // Dispatch on the first byte: most lines of a long log start with none of these.
+    match m.as_bytes().first()? {
+        b'L' if m.starts_with("Linux version ") => Some(BootBanner),
+        b'P' => classify_pm(m),
+        b'F' if m.starts_with("Freezing user space processes") => Some(FreezeStart),
+        b'F' if m.starts_with("Freezing remaining freezable tasks") => {
+            Some(if m.contains("completed") || m.ends_with("done.") {
+                FreezeEnd
+            } else {
+                FreezeStart
+            })
+        }
+        b'A' => classify_acpi(m),
+        b'D' if m.starts_with("Disabling non-boot CPUs") => Some(DisableCpus),
+        b's' => {
+            let rest = m.strip_prefix("smpboot: ")?;
+            if let Some(cpu) = cpu_number_between(rest, "CPU ", " is now offline") {
+                Some(CpuOffline(cpu))
+            } else {
+                booting_cpu(rest).map(Booting)
+            }
+        }
+        b'C' => {
+            if let Some(cpu) = cpu_number_between(m, "CPU", " is up") {
+                Some(CpuUp(cpu))
+            } else {
+                cpu_number_between(m, "CPU ", " is now offline").map(CpuOffline)
+            }
+        }
+        b'E' if m.starts_with("Enabling non-boot CPUs") => Some(EnableCpus),
+        b'E' if m.starts_with("End enabling non-boot CPUs") => Some(EnableEnd),
+        b'E' => {
+            let rest = m.strip_prefix("Error taking CPU")?;
+            let (cpu, err) = rest.split_once(" up: ")?;
+            Some(CpuError(cpu.parse().ok()?, err.trim().parse().ok()?))
+        }
+        b'B' => booting_cpu(m).map(Booting),
+        b'O' if m == "OOM killer enabled." => Some(ThawStart),
+        b'R' if m == "Restarting tasks: Starting" => Some(ThawStart),
+        b'R' if m == "Restarting tasks: Done" => Some(ThawDone),
+        b'R' if m.starts_with("Restarting tasks ...") && m.ends_with("done.") => Some(OldThawDone),
+        _ => None,
     }
-    if let Some(rest) = m.strip_prefix("PM: suspend entry") {
-        return Some(SuspendEntry(mode_in_parens(rest)));
+}
+
+fn classify_pm(m: &str) -> Option<Marker> {
+    use Marker::*;
+    let rest = m.strip_prefix("PM: ")?;
+    if let Some(mode) = rest.strip_prefix("suspend entry") {
+        Some(SuspendEntry(mode_in_parens(mode)))
+    } else if rest == "suspend exit" {
+        Some(SuspendExit)
+    } else if rest.starts_with("Syncing filesystems") || rest.starts_with("Preparing system for") {
+        Some(OldSuspendEntry)
+    } else if rest.starts_with("suspend-to-idle") {
+        Some(PlatformSleep(Some(SleepMode::S2idle)))
+    } else if rest.starts_with("resume from suspend-to-idle") {
+        Some(LowLevelResume)
+    } else {
+        None
     }
-    if m.starts_with("PM: Syncing filesystems") || m.starts_with("PM: Preparing system for") {
-        return Some(OldSuspendEntry);
-    }
-    if m == "PM: suspend exit" {
-        return Some(SuspendExit);
-    }
-    if m.starts_with("Freezing user space processes") {
-        return Some(FreezeStart);
-    }
-    if m.starts_with("Freezing remaining freezable tasks") {
-        return Some(if m.contains("completed") || m.ends_with("done.") {
-            FreezeEnd
-        } else {
-            FreezeStart
-        });
-    }
-    if let Some(rest) = m
-        .strip_prefix("ACPI: PM: Preparing to enter system sleep state S")
-        .or_else(|| m.strip_prefix("ACPI: Preparing to enter system sleep state S"))
-    {
-        return Some(PlatformSleep(acpi_state_mode(rest)));
-    }
-    if m.starts_with("PM: suspend-to-idle") {
-        return Some(PlatformSleep(Some(SleepMode::S2idle)));
-    }
-    if m.starts_with("Disabling non-boot CPUs") {
-        return Some(DisableCpus);
-    }
-    if let Some(cpu) = cpu_number_between(m, "smpboot: CPU ", " is now offline")
-        .or_else(|| cpu_number_between(m, "CPU ", " is now offline"))
-    {
-        return Some(CpuOffline(cpu));
-    }
-    if m.starts_with("ACPI: PM: Low-level resume complete")
-        || m.starts_with("ACPI: Low-level resume complete")
-        || m.starts_with("PM: resume from suspend-to-idle")
-    {
-        return Some(LowLevelResume);
-    }
-    if m.starts_with("Enabling non-boot CPUs") {
-        return Some(EnableCpus);
-    }
-    if m.starts_with("End enabling non-boot CPUs") {
-        return Some(EnableEnd);
-    }
-    if let Some(cpu) = booting_cpu(m) {
-        return Some(Booting(cpu));
-    }
-    if let Some(cpu) = cpu_number_between(m, "CPU", " is up") {
-        return Some(CpuUp(cpu));
-    }
-    if let Some(rest) = m.strip_prefix("Error taking CPU") {
-        let (cpu, err) = rest.split_once(" up: ")?;
-        return Some(CpuError(cpu.parse().ok()?, err.trim().parse().ok()?));
-    }
-    if let Some(rest) = m
-        .strip_prefix("ACPI: PM: Waking up from system sleep state S")
-        .or_else(|| m.strip_prefix("ACPI: Waking up from system sleep state S"))
-    {
-        return Some(Wake(acpi_state_mode(rest)));
-    }
-    if m == "ACPI: EC: interrupt unblocked" {
+}
+
+fn classify_acpi(m: &str) -> Option<Marker> {
+    use Marker::*;
+    let rest = m.strip_prefix("ACPI: ")?;
+    if rest == "EC: interrupt unblocked" {
         return Some(EcInterruptUnblocked);
     }
-    if m == "ACPI: EC: event unblocked" {
+    if rest == "EC: event unblocked" {
         return Some(EcEventUnblocked);
     }
-    if m == "OOM killer enabled." || m == "Restarting tasks: Starting" {
-        return Some(ThawStart);
+    let rest = rest.strip_prefix("PM: ").unwrap_or(rest);
+    if rest.starts_with("Low-level resume complete") {
+        Some(LowLevelResume)
+    } else if let Some(state) = rest.strip_prefix("Preparing to enter system sleep state S") {
+        Some(PlatformSleep(acpi_state_mode(state)))
+    } else if let Some(state) = rest.strip_prefix("Waking up from system sleep state S") {
+        Some(Wake(acpi_state_mode(state)))
+    } else {
+        None
     }
-    if m == "Restarting tasks: Done" {
-        return Some(ThawDone);
-    }
-    if m.starts_with("Restarting tasks ...") && m.ends_with("done.") {
-        return Some(OldThawDone);
-    }
-    None
 }
 
 fn mode_in_parens(rest: &str) -> Option<SleepMode> {
@@ -537,6 +535,21 @@ impl CycleTracker {
                 .as_ref()
                 .is_some_and(|o| o.resumed || o.cycle.entry.is_some())
         {
+            self.close();
+        }
+        // A second resume start without an entry between: two excerpts pasted together.
+        let repeated = match marker {
+            LowLevelResume => self
+                .current
+                .as_ref()
+                .is_some_and(|o| o.cycle.low_level_resume.is_some()),
+            EnableCpus => self
+                .current
+                .as_ref()
+                .is_some_and(|o| o.cycle.enable_start.is_some()),
+            _ => false,
+        };
+        if repeated {
             self.close();
         }
         if marker == BootBanner {
@@ -834,6 +847,22 @@ mod tests {
         assert_eq!(c.cpus[0].bringup_ms(), None);
         assert_eq!(c.up_after_enable_ms(&c.cpus[1]), Some(40.0));
         assert_eq!(c.enable_phase_ms(), Some(40.0));
+    }
+
+    #[test]
+    fn two_resume_excerpts_make_two_cycles() {
+        let log = "\
+[   10.000000] ACPI: PM: Low-level resume complete
+[   10.100000] Enabling non-boot CPUs ...
+[   10.200000] CPU1 is up
+[   20.000000] ACPI: PM: Low-level resume complete
+[   20.100000] Enabling non-boot CPUs ...
+[   20.400000] CPU1 is up
+";
+        let cs = cycles(log);
+        assert_eq!(cs.len(), 2);
+        assert_eq!(cs[0].enable_phase_ms(), Some(100.0));
+        assert_eq!(cs[1].enable_phase_ms(), Some(300.0));
     }
 
     #[test]

@@ -1,0 +1,26 @@
+//! Any bytes through the streaming reader and every analysis: no panic, and durations
+//! that are never negative.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    if let Ok(text) = std::str::from_utf8(data) {
+        for line in text.lines() {
+            let _ = kernlog::record::parse_line(line);
+        }
+    }
+    let analysis = kernlog::analyze(data).expect("reading from memory cannot fail");
+    for cycle in &analysis.cycles {
+        for ms in [cycle.enable_phase_ms(), cycle.suspend_span_ms(), cycle.resume_ms()]
+            .into_iter()
+            .flatten()
+        {
+            assert!(ms >= 0.0, "negative duration {ms}");
+        }
+        assert!(cycle.gaps.iter().all(|g| g.us >= 0));
+    }
+    let report = kernlog::report::Report::new(&analysis);
+    let _ = kernlog::summary::render_summary(&analysis, "");
+    drop(report);
+});
