@@ -350,10 +350,9 @@ fn classify_acpi(m: &str) -> Option<Marker> {
         Some(LowLevelResume)
     } else if let Some(state) = rest.strip_prefix("Preparing to enter system sleep state S") {
         Some(PlatformSleep(acpi_state_mode(state)))
-    } else if let Some(state) = rest.strip_prefix("Waking up from system sleep state S") {
-        Some(Wake(acpi_state_mode(state)))
     } else {
-        None
+        rest.strip_prefix("Waking up from system sleep state S")
+            .map(|state| Wake(acpi_state_mode(state)))
     }
 }
 
