@@ -89,6 +89,8 @@ fn generate(mb: u64) -> PathBuf {
 }
 
 /// Wall time in seconds and peak RSS in KiB of a child process.
+// The child is reaped by wait4, which also reports its peak RSS.
+#[allow(clippy::zombie_processes)]
 fn measure(cmd: &mut Command) -> (f64, i64) {
     let start = Instant::now();
     let child = cmd.stdout(Stdio::null()).spawn().expect("command starts");
