@@ -356,6 +356,12 @@ fn classify_acpi(m: &str) -> Option<Marker> {
     }
 }
 
+/// True for the messages that mark a suspend/resume step (entry, freeze, CPU bring-up,
+/// wake, thaw, exit, ...): the lines a log view keeps visible.
+pub fn is_marker(message: &str) -> bool {
+    classify(message).is_some()
+}
+
 fn mode_in_parens(rest: &str) -> Option<SleepMode> {
     let inner = rest.trim().strip_prefix('(')?.strip_suffix(')')?;
     match inner {

@@ -1,0 +1,458 @@
+//! `log:` (a capture with line numbers, times, deltas, gaps and folds) and `source:` (a
+//! file highlighted by syntect).
+
+use kernlog::reader::{Clock, RecordReader, Time};
+use kernlog::record::Origin;
+use regex::Regex;
+use serde::{Deserialize, Serialize};
+
+use super::options;
+use crate::Engine;
+use crate::error::{Outcome, fail};
+use crate::render::escape;
+
+/// A text pattern: a substring, or a regular expression written as `/.../`.
+#[derive(Debug)]
+pub enum Pattern {
+    Text(String),
+    Regex(Regex),
+}
+
+impl Pattern {
+    pub fn parse(text: &str, option: &str) -> Outcome<Self> {
+        match text.strip_prefix('/').and_then(|t| t.strip_suffix('/')) {
+            Some(re) if !re.is_empty() => Regex::new(re).map(Pattern::Regex).map_err(|e| {
+                fail(
+                    format!("`{option}` is not a valid regular expression: {e}"),
+                    "write a substring, or a regex between slashes such as /CPU\\d+ is up/",
+                )
+            }),
+            _ => Ok(Pattern::Text(text.to_string())),
+        }
+    }
+
+    pub fn is_match(&self, text: &str) -> bool {
+        match self {
+            Pattern::Text(t) => text.contains(t.as_str()),
+            Pattern::Regex(r) => r.is_match(text),
+        }
+    }
+
+    fn ranges(&self, text: &str, out: &mut Vec<(usize, usize)>) {
+        match self {
+            Pattern::Text(t) if !t.is_empty() => {
+                out.extend(text.match_indices(t.as_str()).map(|(i, m)| (i, i + m.len())))
+            }
+            Pattern::Text(_) => {}
+            Pattern::Regex(r) => out.extend(r.find_iter(text).map(|m| (m.start(), m.end()))),
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum OneOrMany {
+    One(String),
+    Many(Vec<String>),
+}
+
+impl OneOrMany {
+    fn into_vec(self) -> Vec<String> {
+        match self {
+            OneOrMany::One(s) => vec![s],
+            OneOrMany::Many(v) => v,
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LogOptions {
+    log: String,
+    /// First line: the first whose message matches (substring or /regex/).
+    from: Option<String>,
+    /// Last line (inclusive): the first match after `from`.
+    to: Option<String>,
+    /// `A-B`: lines A to B of the file (1-based, inclusive).
+    lines: Option<String>,
+    /// Keep only the lines whose message matches.
+    #[serde(rename = "match")]
+    matching: Option<String>,
+    /// `START-END` in seconds on the log's clock.
+    time: Option<String>,
+    /// Highlight a silence at least this long before a line.
+    gap_ms: Option<f64>,
+    /// Fold runs of more than this many lines that carry no marker.
+    fold: Option<usize>,
+    /// Substrings or /regexes/ to mark.
+    highlight: Option<OneOrMany>,
+    /// Show the delta column (default: yes).
+    deltas: Option<bool>,
+    #[allow(dead_code)]
+    id: Option<String>,
+    #[allow(dead_code)]
+    caption: Option<String>,
+}
+
+/// One line of the file as the view needs it.
+struct LogLine {
+    number: u64,
+    time: Option<Time>,
+    resolution_us: u64,
+    message: String,
+}
+
+fn read_lines(text: &str) -> Vec<LogLine> {
+    let mut reader = RecordReader::new(text.as_bytes());
+    let mut out = Vec::new();
+    while let Some(Ok(r)) = reader.next_record() {
+        let message = match r.origin {
+            Origin::Kernel => r.message.to_string(),
+            Origin::User { ident } => format!("{ident}: {}", r.message),
+        };
+        out.push(LogLine {
+            number: r.line,
+            time: r.time.filter(|_| !r.continuation),
+            resolution_us: r.resolution_us,
+            message,
+        });
+    }
+    out
+}
+
+fn parse_range(text: &str, option: &str) -> Outcome<(f64, f64)> {
+    let err = || {
+        fail(
+            format!("`{option}: {text}` is not a range"),
+            format!("write `{option}: START-END`, e.g. `{option}: 10-20`"),
+        )
+    };
+    let (a, b) = text.split_once('-').ok_or_else(err)?;
+    let a: f64 = a.trim().parse().map_err(|_| err())?;
+    let b: f64 = b.trim().parse().map_err(|_| err())?;
+    if b < a {
+        return Err(err());
+    }
+    Ok((a, b))
+}
+
+#[derive(Serialize)]
+struct Model {
+    label: String,
+    file: String,
+    time_header: &'static str,
+    deltas: bool,
+    segments: Vec<Segment>,
+}
+
+#[derive(Serialize)]
+struct Segment {
+    folded: usize,
+    lines: Vec<Row>,
+}
+
+#[derive(Serialize)]
+struct Row {
+    number: u64,
+    time: String,
+    show_delta: bool,
+    delta: String,
+    message: String,
+    gap: bool,
+    gap_note: String,
+    marked: bool,
+}
+
+/// `432.400350` for monotonic stamps, `16:04:13` for calendar ones.
+fn show_time(time: Option<Time>, resolution_us: u64) -> String {
+    let Some(t) = time else {
+        return String::new();
+    };
+    let digits = decimals(resolution_us);
+    match t.clock {
+        Clock::Monotonic => format!("{:.digits$}", t.seconds()),
+        Clock::Wall => {
+            let secs = t.micros.div_euclid(1_000_000);
+            let day = secs.rem_euclid(86_400);
+            let base = format!("{:02}:{:02}:{:02}", day / 3600, day / 60 % 60, day % 60);
+            if digits == 0 {
+                base
+            } else {
+                let frac = t.micros.rem_euclid(1_000_000) as f64 / 1e6;
+                format!("{base}{}", &format!("{frac:.digits$}")[1..])
+            }
+        }
+    }
+}
+
+fn decimals(resolution_us: u64) -> usize {
+    match resolution_us {
+        0 | 1 => 6,
+        r if r >= 1_000_000 => 0,
+        r => 6 - (r as f64).log10().round() as usize,
+    }
+}
+
+pub fn render(engine: &Engine, body: &str) -> Outcome<String> {
+    let o: LogOptions = options(body)?;
+    let text = engine.data.text(&o.log)?;
+    let all = read_lines(&text);
+    if all.is_empty() {
+        return Err(fail(format!("`{}` is empty", o.log), "point at a capture with records"));
+    }
+    let mut start = 0;
+    let mut end = all.len();
+    if let Some(range) = &o.lines {
+        let (a, b) = parse_range(range, "lines")?;
+        let (a, b) = (a as u64, b as u64);
+        if a < 1 || b > all.len() as u64 {
+            return Err(fail(
+                format!("`lines: {range}` is outside the file's {} lines", all.len()),
+                "line numbers start at 1",
+            ));
+        }
+        start = (a - 1) as usize;
+        end = b as usize;
+    }
+    if let Some(from) = &o.from {
+        let p = Pattern::parse(from, "from")?;
+        start = (start..end).find(|&i| p.is_match(&all[i].message)).ok_or_else(|| {
+            fail(
+                format!("`from: {from}` is not in {}", o.log),
+                format!(
+                    "markers match part of a message (or /regex/); the excerpt starts with `{}`",
+                    all[start].message
+                ),
+            )
+        })?;
+    }
+    if let Some(to) = &o.to {
+        let p = Pattern::parse(to, "to")?;
+        end = (start..end)
+            .find(|&i| p.is_match(&all[i].message))
+            .map(|i| i + 1)
+            .ok_or_else(|| {
+                fail(
+                    format!("`to: {to}` is not in {} after the first line shown", o.log),
+                    "the `to` marker must come after the `from` marker",
+                )
+            })?;
+    }
+    let time_range = o.time.as_deref().map(|t| parse_range(t, "time")).transpose()?;
+    let matching = o.matching.as_deref().map(|m| Pattern::parse(m, "match")).transpose()?;
+    let highlights = o
+        .highlight
+        .map(OneOrMany::into_vec)
+        .unwrap_or_default()
+        .iter()
+        .map(|h| Pattern::parse(h, "highlight"))
+        .collect::<Outcome<Vec<_>>>()?;
+    let shown: Vec<&LogLine> = all[start..end]
+        .iter()
+        .filter(|l| matching.as_ref().is_none_or(|m| m.is_match(&l.message)))
+        .filter(|l| match (time_range, l.time) {
+            (Some((a, b)), Some(t)) => (a..=b).contains(&t.seconds()),
+            (Some(_), None) => false,
+            (None, _) => true,
+        })
+        .collect();
+    if shown.is_empty() {
+        return Err(fail(
+            format!("no line of {} is left to show", o.log),
+            "loosen `match`, `time` or the markers",
+        ));
+    }
+    let gap_ms = o.gap_ms.unwrap_or(engine.config.gap_ms);
+    let show_deltas = o.deltas.unwrap_or(true);
+    let mut rows = Vec::with_capacity(shown.len());
+    let mut previous: Option<(Time, u64)> = None;
+    for line in &shown {
+        let delta_us = match (previous, line.time) {
+            (Some((p, _)), Some(t)) => t.since(p),
+            _ => None,
+        };
+        let resolution = line.resolution_us.max(previous.map_or(0, |p| p.1));
+        let gap = delta_us.is_some_and(|us| us as f64 / 1000.0 >= gap_ms);
+        let mut ranges = Vec::new();
+        for h in &highlights {
+            h.ranges(&line.message, &mut ranges);
+        }
+        let marked = !ranges.is_empty();
+        rows.push(Row {
+            number: line.number,
+            time: show_time(line.time, line.resolution_us),
+            show_delta: show_deltas,
+            delta: delta_us.map_or(String::new(), |us| {
+                let digits = decimals(resolution);
+                format!("+{:.digits$}", us.max(0) as f64 / 1e6)
+            }),
+            message: mark(&line.message, ranges),
+            gap,
+            gap_note: if gap {
+                format!(
+                    "{} without a message",
+                    super::duration(delta_us.unwrap_or(0) as f64 / 1000.0, Some(resolution))
+                )
+            } else {
+                String::new()
+            },
+            marked,
+        });
+        if let Some(t) = line.time {
+            previous = Some((t, line.resolution_us));
+        }
+    }
+    let keep: Vec<bool> = shown
+        .iter()
+        .zip(&rows)
+        .enumerate()
+        .map(|(i, (l, r))| {
+            i == 0
+                || i + 1 == rows.len()
+                || r.gap
+                || r.marked
+                || kernlog::resume::is_marker(&l.message)
+        })
+        .collect();
+    let segments = fold(rows, &keep, o.fold);
+    let resolution = shown.iter().map(|l| l.resolution_us).max().unwrap_or(0);
+    let clock = shown.iter().find_map(|l| l.time).map(|t| t.clock);
+    engine.templates.render(
+        "log",
+        &Model {
+            label: format!("Lines {}-{} of {}", shown[0].number, shown[shown.len() - 1].number, o.log),
+            file: o.log.clone(),
+            time_header: match (clock, resolution >= 1_000_000) {
+                (Some(Clock::Wall), _) => "time",
+                (Some(Clock::Monotonic), _) => "seconds",
+                (None, _) => "",
+            },
+            deltas: show_deltas,
+            segments,
+        },
+    )
+}
+
+/// Group rows into visible runs and folded runs of more than `limit` unmarked rows.
+fn fold(rows: Vec<Row>, keep: &[bool], limit: Option<usize>) -> Vec<Segment> {
+    let mut segments: Vec<Segment> = Vec::new();
+    let mut run: Vec<Row> = Vec::new();
+    let flush = |run: &mut Vec<Row>, segments: &mut Vec<Segment>| {
+        if run.is_empty() {
+            return;
+        }
+        let lines = std::mem::take(run);
+        let folded = if limit.is_some_and(|l| lines.len() > l) {
+            lines.len()
+        } else {
+            0
+        };
+        match segments.last_mut() {
+            Some(last) if folded == 0 && last.folded == 0 => last.lines.extend(lines),
+            _ => segments.push(Segment { folded, lines }),
+        }
+    };
+    for (row, keep) in rows.into_iter().zip(keep) {
+        if *keep {
+            flush(&mut run, &mut segments);
+            match segments.last_mut() {
+                Some(last) if last.folded == 0 => last.lines.push(row),
+                _ => segments.push(Segment {
+                    folded: 0,
+                    lines: vec![row],
+                }),
+            }
+        } else {
+            run.push(row);
+        }
+    }
+    flush(&mut run, &mut segments);
+    segments
+}
+
+/// Escape a message and wrap the highlighted ranges in `<mark>`.
+fn mark(text: &str, mut ranges: Vec<(usize, usize)>) -> String {
+    ranges.sort_unstable();
+    let mut out = String::new();
+    let mut at = 0;
+    for (s, e) in ranges {
+        if s < at || e <= s {
+            continue;
+        }
+        out.push_str(&escape(&text[at..s]));
+        out.push_str("<mark>");
+        out.push_str(&escape(&text[s..e]));
+        out.push_str("</mark>");
+        at = e;
+    }
+    out.push_str(&escape(&text[at..]));
+    out
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SourceOptions {
+    source: String,
+    language: Option<String>,
+    lines: Option<String>,
+    #[allow(dead_code)]
+    id: Option<String>,
+    #[allow(dead_code)]
+    caption: Option<String>,
+}
+
+pub fn render_source(engine: &Engine, body: &str) -> Outcome<String> {
+    let o: SourceOptions = options(body)?;
+    let text = engine.data.text(&o.source)?;
+    let language = match &o.language {
+        Some(l) => l.clone(),
+        None => crate::highlight::language_for(&o.source).to_string(),
+    };
+    let excerpt: String = match &o.lines {
+        Some(range) => {
+            let (a, b) = parse_range(range, "lines")?;
+            let count = text.lines().count();
+            if a < 1.0 || b as usize > count {
+                return Err(fail(
+                    format!("`lines: {range}` is outside the file's {count} lines"),
+                    "line numbers start at 1",
+                ));
+            }
+            text.lines()
+                .skip(a as usize - 1)
+                .take((b - a) as usize + 1)
+                .flat_map(|l| [l, "\n"])
+                .collect()
+        }
+        None => text.to_string(),
+    };
+    crate::highlight::render_code(engine, &language, &excerpt)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn marks_are_escaped() {
+        assert_eq!(
+            mark("<a> CPU1 is up", vec![(4, 8)]),
+            "&lt;a&gt; <mark>CPU1</mark> is up"
+        );
+    }
+
+    #[test]
+    fn times() {
+        let t = Time {
+            micros: 432_400_350,
+            clock: Clock::Monotonic,
+        };
+        assert_eq!(show_time(Some(t), 1), "432.400350");
+        let w = Time {
+            micros: (16 * 3600 + 4 * 60 + 13) * 1_000_000,
+            clock: Clock::Wall,
+        };
+        assert_eq!(show_time(Some(w), 1_000_000), "16:04:13");
+        assert_eq!(decimals(1000), 3);
+    }
+}

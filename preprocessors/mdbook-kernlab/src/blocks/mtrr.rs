@@ -1,0 +1,335 @@
+//! MTRR views: per-CPU changes across resume, one CPU's before/after diff, the boot-time
+//! table, `/proc/mtrr`, and IA32_MTRR_DEF_TYPE decoded.
+
+use kernlog::mtrr::{
+    DefType, MtrrReport, MtrrRun, RegisterChange, decode_deftype, fixed_differences,
+};
+use serde::Deserialize;
+
+use super::{Cell, Row, TableModel, options};
+use crate::Engine;
+use crate::error::{Outcome, fail};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "lowercase")]
+enum MtrrView {
+    Changes,
+    Diff,
+    Boot,
+    Proc,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MtrrOptions {
+    mtrr: String,
+    show: Option<MtrrView>,
+    /// For `diff`: the CPU whose first changed run to show (default: the boot CPU).
+    cpu: Option<u32>,
+    /// For `changes`: list every run, not one row per CPU.
+    all_runs: Option<bool>,
+    #[allow(dead_code)]
+    id: Option<String>,
+    #[allow(dead_code)]
+    caption: Option<String>,
+}
+
+fn hex(v: u64) -> String {
+    format!("{v:#X}")
+}
+
+fn deftype_text(d: &DefType) -> String {
+    format!("{:#x} ({})", d.raw, d.default_type)
+}
+
+pub fn render(engine: &Engine, body: &str) -> Outcome<String> {
+    let o: MtrrOptions = options(body)?;
+    let analysis = engine.data.analysis(&o.mtrr)?;
+    let m = &analysis.mtrr;
+    match o.show.unwrap_or(MtrrView::Changes) {
+        MtrrView::Changes => changes(engine, &o, m),
+        MtrrView::Diff => diff(engine, &o, m),
+        MtrrView::Boot => boot(engine, &o, m),
+        MtrrView::Proc => proc(engine, &o, m),
+    }
+}
+
+fn no_runs(file: &str) -> crate::error::Failure {
+    fail(
+        format!("`{file}` has no `MTRR cpu N ...` change lines"),
+        "these come from the mtrr=debug change-printing patch; see the method chapter",
+    )
+}
+
+fn changes(engine: &Engine, o: &MtrrOptions, m: &MtrrReport) -> Outcome<String> {
+    if m.runs.is_empty() {
+        return Err(no_runs(&o.mtrr));
+    }
+    let mut table = TableModel::new(
+        format!("MTRR checks per CPU in {}", o.mtrr),
+        &["CPU", "line", "flags", "default type", "what was rewritten"],
+    );
+    let describe = |r: &MtrrRun| -> Vec<String> {
+        let lines = r.describe();
+        if lines.is_empty() {
+            vec!["nothing: the registers already matched".to_string()]
+        } else {
+            lines
+        }
+    };
+    let deftype = |r: &MtrrRun| match (r.deftype_before, r.deftype_after) {
+        (Some(b), Some(a)) if b.raw != a.raw => format!("{} -> {}", b.default_type, a.default_type),
+        (Some(b), _) => b.default_type.to_string(),
+        _ => "-".to_string(),
+    };
+    if o.all_runs.unwrap_or(false) {
+        for r in &m.runs {
+            let mut row = Row::new(vec![
+                Cell::num(r.cpu.to_string()),
+                Cell::num(r.line.to_string()),
+                Cell::text(r.flags.clone().unwrap_or_default()).class("kl-mono"),
+                Cell::text(deftype(r)),
+                Cell::lines(describe(r)),
+            ]);
+            if r.changed() {
+                row.class = "kl-changed".into();
+            }
+            table.rows.push(row);
+        }
+    } else {
+        for cpu in m.cpus() {
+            let runs: Vec<&MtrrRun> = m.runs.iter().filter(|r| r.cpu == cpu).collect();
+            let shown = runs.iter().find(|r| r.changed()).or(runs.first()).copied();
+            let Some(r) = shown else { continue };
+            let mut row = Row::new(vec![
+                Cell::num(cpu.to_string()),
+                Cell::num(r.line.to_string()),
+                Cell::text(r.flags.clone().unwrap_or_default()).class("kl-mono"),
+                Cell::text(deftype(r)),
+                Cell::lines(describe(r)),
+            ]);
+            if r.changed() {
+                row.class = "kl-changed".into();
+            }
+            table.rows.push(row);
+        }
+    }
+    table.render(engine)
+}
+
+fn diff(engine: &Engine, o: &MtrrOptions, m: &MtrrReport) -> Outcome<String> {
+    let cpu = o.cpu.unwrap_or(0);
+    let run = m
+        .runs
+        .iter()
+        .find(|r| r.cpu == cpu && r.changed())
+        .ok_or_else(|| {
+            if m.runs.is_empty() {
+                no_runs(&o.mtrr)
+            } else {
+                fail(
+                    format!("CPU {cpu} has no run with changes in `{}`", o.mtrr),
+                    format!("CPUs with changes: {:?}", m.changed_cpus()),
+                )
+            }
+        })?;
+    let mut table = TableModel::new(
+        format!("MTRRs of CPU {cpu} before and after the rewrite at line {}", run.line),
+        &["register", "before", "after"],
+    );
+    if let (Some(b), Some(a)) = (run.deftype_before, run.deftype_after) {
+        table.rows.push(Row::new(vec![
+            Cell::text("MTRRdefType"),
+            Cell::text(deftype_text(&b)),
+            Cell::text(deftype_text(&a)),
+        ]));
+    }
+    for change in &run.changes {
+        if let RegisterChange::Variable {
+            reg, before, after, ..
+        } = change
+        {
+            let show = |r: &Option<kernlog::mtrr::VariableRange>| {
+                r.map_or("disabled".to_string(), |r| r.to_string())
+            };
+            table.rows.push(Row::new(vec![
+                Cell::text(format!("variable {reg}")),
+                Cell::text(show(before)).class("kl-mono"),
+                Cell::text(show(after)).class("kl-mono"),
+            ]));
+        }
+    }
+    let fixed = run.changes.iter().filter_map(|c| match c {
+        RegisterChange::Fixed {
+            msr, before, after, ..
+        } => Some((*msr, *before, *after)),
+        RegisterChange::Variable { .. } => None,
+    });
+    for (b, a) in fixed_differences(fixed) {
+        table.rows.push(Row::new(vec![
+            Cell::text(format!("fixed {:05X}-{:05X}", b.start, b.end)),
+            Cell::text(b.mem_type.to_string()),
+            Cell::text(a.mem_type.to_string()),
+        ]));
+    }
+    table.render(engine)
+}
+
+fn boot(engine: &Engine, o: &MtrrOptions, m: &MtrrReport) -> Outcome<String> {
+    let t = m.boot_tables.first().ok_or_else(|| {
+        fail(
+            format!("`{}` has no boot-time MTRR table", o.mtrr),
+            "boot with mtrr=debug and capture the `MTRR default type` lines",
+        )
+    })?;
+    let mut table = TableModel::new(
+        format!("Boot-time MTRRs in {}", o.mtrr),
+        &["register", "range", "size", "type"],
+    );
+    table.rows.push(Row::new(vec![
+        Cell::text("default"),
+        Cell::text("everything not covered below"),
+        Cell::text(""),
+        Cell::text(t.default_type.map_or("?".into(), |d| d.to_string())),
+    ]));
+    for f in &t.fixed {
+        table.rows.push(Row::new(vec![
+            Cell::text("fixed"),
+            Cell::text(format!("{:05X}-{:05X}", f.start, f.end)).class("kl-mono"),
+            Cell::num(size_text(u64::from(f.end - f.start) + 1)),
+            Cell::text(f.mem_type.to_string()),
+        ]));
+    }
+    for v in &t.variable {
+        table.rows.push(Row::new(vec![
+            Cell::text(format!("variable {} ({}-bit mask)", v.reg, v.phys_bits)),
+            Cell::text(format!("{}-{}", hex(v.base), hex(v.end))).class("kl-mono"),
+            Cell::num(size_text(v.size_bytes)),
+            Cell::text(v.mem_type.to_string()),
+        ]));
+    }
+    if !t.disabled.is_empty() {
+        let regs: Vec<String> = t.disabled.iter().map(u32::to_string).collect();
+        table.rows.push(Row::new(vec![
+            Cell::text(format!("variable {}", regs.join(", "))),
+            Cell::text("disabled"),
+            Cell::text(""),
+            Cell::text(""),
+        ]));
+    }
+    table.render(engine)
+}
+
+fn proc(engine: &Engine, o: &MtrrOptions, m: &MtrrReport) -> Outcome<String> {
+    let dump = m.proc_dumps.first().ok_or_else(|| {
+        fail(
+            format!("`{}` has no /proc/mtrr lines", o.mtrr),
+            "capture `cat /proc/mtrr`",
+        )
+    })?;
+    let mut table = TableModel::new(
+        format!("/proc/mtrr in {}", o.mtrr),
+        &["register", "range", "size", "type"],
+    );
+    for e in dump {
+        table.rows.push(Row::new(vec![
+            Cell::text(format!("reg{:02}", e.reg)),
+            Cell::text(format!("{}-{}", hex(e.base), hex(e.end()))).class("kl-mono"),
+            Cell::num(size_text(e.size_bytes)),
+            Cell::text(e.mem_type.to_string()),
+        ]));
+    }
+    table.render(engine)
+}
+
+/// `64 KiB`, `2 GiB`.
+fn size_text(bytes: u64) -> String {
+    let units = [(1u64 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")];
+    for (scale, name) in units {
+        if bytes >= scale && bytes % scale == 0 {
+            return format!("{} {name}", bytes / scale);
+        }
+    }
+    format!("{bytes} B")
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum DeftypeSource {
+    File(String),
+    Values(Vec<String>),
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DeftypeOptions {
+    deftype: DeftypeSource,
+    #[allow(dead_code)]
+    id: Option<String>,
+    #[allow(dead_code)]
+    caption: Option<String>,
+}
+
+/// IA32_MTRR_DEF_TYPE decoded: given values, or each CPU's value before and after its first
+/// rewrite in a capture.
+pub fn deftype(engine: &Engine, body: &str) -> Outcome<String> {
+    let o: DeftypeOptions = options(body)?;
+    let mut table = TableModel::new(
+        "IA32_MTRR_DEF_TYPE decoded",
+        &["", "value", "MTRRs (bit 11)", "fixed ranges (bit 10)", "default type (bits 0-7)"],
+    );
+    let row = |label: String, d: DefType| {
+        Row::new(vec![
+            Cell::text(label),
+            Cell::text(format!("{:#x}", d.raw)).class("kl-mono"),
+            Cell::text(if d.enabled { "enabled" } else { "disabled" }),
+            Cell::text(if d.fixed_enabled { "enabled" } else { "disabled" }),
+            Cell::text(d.default_type.to_string()),
+        ])
+    };
+    match o.deftype {
+        DeftypeSource::Values(values) => {
+            for v in values {
+                let raw = u64::from_str_radix(v.trim_start_matches("0x"), 16).map_err(|_| {
+                    fail(format!("`{v}` is not a hexadecimal value"), "write values like 0xc06")
+                })?;
+                table.rows.push(row(String::new(), decode_deftype(raw)));
+            }
+        }
+        DeftypeSource::File(file) => {
+            let analysis = engine.data.analysis(&file)?;
+            let m = &analysis.mtrr;
+            if m.runs.is_empty() {
+                return Err(no_runs(&file));
+            }
+            for cpu in m.cpus() {
+                let Some(r) = m.runs.iter().find(|r| r.cpu == cpu) else { continue };
+                if let Some(b) = r.deftype_before {
+                    table.rows.push(row(format!("CPU {cpu} as found"), b));
+                }
+                if let Some(a) = r.deftype_after
+                    && r.deftype_before.is_none_or(|b| b.raw != a.raw)
+                {
+                    table.rows.push(row(format!("CPU {cpu} written"), a));
+                }
+            }
+        }
+    }
+    if table.rows.is_empty() {
+        return Err(fail("no value to decode", "list values like [0xc00, 0xc06]"));
+    }
+    table.render(engine)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes() {
+        assert_eq!(size_text(64 << 10), "64 KiB");
+        assert_eq!(size_text(2 << 30), "2 GiB");
+        assert_eq!(size_text(640 << 10), "640 KiB");
+        assert_eq!(size_text(1000), "1000 B");
+    }
+}

@@ -1,0 +1,150 @@
+//! Tables and range charts from YAML data (e.g. the version summary).
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::{Cell, Row, TableModel, chart_id, options};
+use crate::Engine;
+use crate::charts::{Bar, HBar};
+use crate::error::{Outcome, fail};
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Column {
+    /// Field of each row.
+    field: String,
+    /// Column header (default: the field name).
+    title: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TableOptions {
+    table: String,
+    /// JSON pointer to the list of rows (default: /rows).
+    rows: Option<String>,
+    columns: Vec<Column>,
+    #[allow(dead_code)]
+    id: Option<String>,
+    #[allow(dead_code)]
+    caption: Option<String>,
+}
+
+fn rows<'a>(doc: &'a Value, pointer: &str, file: &str) -> Outcome<&'a Vec<Value>> {
+    doc.pointer(pointer).and_then(Value::as_array).ok_or_else(|| {
+        fail(
+            format!("`{file}` has no list at `{pointer}`"),
+            "set `rows:` to the JSON pointer of the list of rows",
+        )
+    })
+}
+
+fn cell_text(v: &Value) -> String {
+    match v {
+        Value::Null => String::new(),
+        Value::String(s) => s.clone(),
+        Value::Array(items) => items.iter().map(cell_text).collect::<Vec<_>>().join(", "),
+        other => other.to_string(),
+    }
+}
+
+pub fn table(engine: &Engine, body: &str) -> Outcome<String> {
+    let o: TableOptions = options(body)?;
+    let doc = engine.data.document(&o.table)?;
+    let pointer = o.rows.as_deref().unwrap_or("/rows");
+    let items = rows(&doc, pointer, &o.table)?;
+    let headers: Vec<String> = o
+        .columns
+        .iter()
+        .map(|c| c.title.clone().unwrap_or_else(|| c.field.clone()))
+        .collect();
+    let header_refs: Vec<&str> = headers.iter().map(String::as_str).collect();
+    let mut table = TableModel::new(format!("Rows of {}", o.table), &header_refs);
+    for (i, item) in items.iter().enumerate() {
+        let mut cells = Vec::new();
+        for c in &o.columns {
+            let v = item.get(&c.field).ok_or_else(|| {
+                fail(
+                    format!("row {} of `{}` has no field `{}`", i + 1, o.table, c.field),
+                    "check the column names against the data file",
+                )
+            })?;
+            cells.push(Cell::text(cell_text(v)));
+        }
+        table.rows.push(Row::new(cells));
+    }
+    table.render(engine)
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RangesOptions {
+    ranges: String,
+    rows: Option<String>,
+    /// Field naming each row.
+    label: String,
+    /// Field holding a list of [low, high] pairs.
+    field: String,
+    /// Axis label.
+    unit: Option<String>,
+    id: Option<String>,
+    #[allow(dead_code)]
+    caption: Option<String>,
+}
+
+/// One bar per [low, high] pair of each row (rows without pairs are listed as "no data").
+pub fn ranges(engine: &Engine, body: &str) -> Outcome<String> {
+    let o: RangesOptions = options(body)?;
+    let doc = engine.data.document(&o.ranges)?;
+    let pointer = o.rows.as_deref().unwrap_or("/rows");
+    let items = rows(&doc, pointer, &o.ranges)?;
+    let mut bars = Vec::new();
+    let mut table = TableModel::new(format!("Ranges in {}", o.ranges), &[&o.label, "ranges"]);
+    for (i, item) in items.iter().enumerate() {
+        let label = item.get(&o.label).map(cell_text).ok_or_else(|| {
+            fail(format!("row {} of `{}` has no `{}`", i + 1, o.ranges, o.label), "check `label:`")
+        })?;
+        let pairs = item.get(&o.field).and_then(Value::as_array).ok_or_else(|| {
+            fail(
+                format!("row {} of `{}` has no list `{}`", i + 1, o.ranges, o.field),
+                "`field:` must name a list of [low, high] pairs",
+            )
+        })?;
+        let mut texts = Vec::new();
+        for pair in pairs {
+            let (Some(lo), Some(hi)) = (
+                pair.get(0).and_then(Value::as_f64),
+                pair.get(1).and_then(Value::as_f64),
+            ) else {
+                return Err(fail(
+                    format!("row {} of `{}`: `{pair}` is not a [low, high] pair", i + 1, o.ranges),
+                    "write pairs of numbers",
+                ));
+            };
+            let text = if lo == hi { format!("{lo}") } else { format!("{lo}-{hi}") };
+            bars.push(Bar {
+                label: label.clone(),
+                start: lo,
+                end: hi,
+                note: text.clone(),
+                class: "g0",
+            });
+            texts.push(text);
+        }
+        table.rows.push(Row::new(vec![
+            Cell::text(label),
+            Cell::text(if texts.is_empty() { "no data".into() } else { texts.join(", ") }),
+        ]));
+    }
+    let chart = HBar {
+        id: chart_id(&o.id, &o.ranges),
+        title: format!("Ranges, {}", o.ranges),
+        desc: "One bar per range reported for each row; rows without data have no bar. The table below lists the same ranges.".into(),
+        axis_label: o.unit.unwrap_or_default(),
+        bars,
+    };
+    let mut html = engine.templates.render("hbar", &chart.layout())?;
+    html.push('\n');
+    html.push_str(&table.render(engine)?);
+    Ok(html)
+}

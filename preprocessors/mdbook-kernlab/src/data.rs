@@ -1,0 +1,200 @@
+//! Access to the book's data files: safe paths, and each file read and analysed once.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::path::{Component, Path, PathBuf};
+use std::rc::Rc;
+
+use globset::Glob;
+use kernlog::Analysis;
+use kernlog::report::Report;
+use serde_json::Value;
+use walkdir::WalkDir;
+
+use crate::error::{Failure, Outcome, fail};
+
+/// The data directory of a book, with caches for one preprocessor run.
+pub struct DataStore {
+    dir: PathBuf,
+    texts: RefCell<HashMap<PathBuf, Rc<String>>>,
+    analyses: RefCell<HashMap<PathBuf, Rc<Analysis>>>,
+    documents: RefCell<HashMap<PathBuf, Rc<Value>>>,
+}
+
+impl DataStore {
+    /// `dir` must exist; it is canonicalised so that symlinks cannot lead out of it.
+    pub fn new(dir: &Path) -> std::io::Result<Self> {
+        Ok(DataStore {
+            dir: dir.canonicalize()?,
+            texts: RefCell::default(),
+            analyses: RefCell::default(),
+            documents: RefCell::default(),
+        })
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// A path relative to the data directory, checked to stay inside it.
+    pub fn resolve(&self, rel: &str) -> Outcome<PathBuf> {
+        let path = Path::new(rel);
+        let inside = !rel.is_empty()
+            && path
+                .components()
+                .all(|c| matches!(c, Component::Normal(_) | Component::CurDir));
+        if !inside {
+            return Err(fail(
+                format!("`{rel}` is not a path inside the data directory"),
+                "write paths relative to the data directory, without `..` or a leading `/`",
+            ));
+        }
+        let full = self.dir.join(path);
+        let canonical = full.canonicalize().map_err(|e| {
+            fail(
+                format!("cannot open `{rel}`: {e}"),
+                format!("data paths are relative to {}", self.dir.display()),
+            )
+        })?;
+        if !canonical.starts_with(&self.dir) {
+            return Err(fail(
+                format!("`{rel}` leads outside the data directory"),
+                "a symbolic link points out of the book; copy the file into the data directory",
+            ));
+        }
+        Ok(canonical)
+    }
+
+    /// The text of a data file.
+    pub fn text(&self, rel: &str) -> Outcome<Rc<String>> {
+        let path = self.resolve(rel)?;
+        if let Some(t) = self.texts.borrow().get(&path) {
+            return Ok(t.clone());
+        }
+        let bytes = std::fs::read(&path)
+            .map_err(|e| Failure::new(format!("cannot read `{rel}`: {e}")))?;
+        let text = Rc::new(String::from_utf8_lossy(&bytes).into_owned());
+        self.texts.borrow_mut().insert(path, text.clone());
+        Ok(text)
+    }
+
+    /// kernlog's analysis of a log file.
+    pub fn analysis(&self, rel: &str) -> Outcome<Rc<Analysis>> {
+        let path = self.resolve(rel)?;
+        if let Some(a) = self.analyses.borrow().get(&path) {
+            return Ok(a.clone());
+        }
+        let text = self.text(rel)?;
+        let analysis = Rc::new(kernlog::analyze_str(&text));
+        self.analyses.borrow_mut().insert(path, analysis.clone());
+        Ok(analysis)
+    }
+
+    /// A file as a JSON document: YAML and JSON files as they are, logs as kernlog's
+    /// report (the schema of `kernlog analyze --json`).
+    pub fn document(&self, rel: &str) -> Outcome<Rc<Value>> {
+        let path = self.resolve(rel)?;
+        if let Some(d) = self.documents.borrow().get(&path) {
+            return Ok(d.clone());
+        }
+        let extension = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+        let doc = match extension {
+            "yaml" | "yml" => {
+                let text = self.text(rel)?;
+                yaml_serde::from_str::<Value>(&text).map_err(|e| {
+                    fail(
+                        format!("`{rel}` is not valid YAML: {e}"),
+                        "fix the data file; the message gives its line and column",
+                    )
+                })?
+            }
+            "json" => {
+                let text = self.text(rel)?;
+                serde_json::from_str::<Value>(&text).map_err(|e| {
+                    fail(
+                        format!("`{rel}` is not valid JSON: {e}"),
+                        "fix the data file; the message gives its line and column",
+                    )
+                })?
+            }
+            _ => {
+                let analysis = self.analysis(rel)?;
+                serde_json::to_value(Report::new(&analysis))
+                    .map_err(|e| Failure::new(format!("cannot represent `{rel}`: {e}")))?
+            }
+        };
+        let doc = Rc::new(doc);
+        self.documents.borrow_mut().insert(path, doc.clone());
+        Ok(doc)
+    }
+
+    /// Files matching a glob relative to the data directory, sorted; at least one.
+    pub fn glob(&self, pattern: &str) -> Outcome<Vec<String>> {
+        if !pattern.contains(['*', '?', '[']) {
+            self.resolve(pattern)?;
+            return Ok(vec![pattern.to_string()]);
+        }
+        self.resolve_parent_of_glob(pattern)?;
+        let matcher = Glob::new(pattern)
+            .map_err(|e| fail(format!("bad glob `{pattern}`: {e}"), "use *, ? and [..]"))?
+            .compile_matcher();
+        let mut files: Vec<String> = WalkDir::new(&self.dir)
+            .sort_by_file_name()
+            .into_iter()
+            .filter_map(Result::ok)
+            .filter(|e| e.file_type().is_file())
+            .filter_map(|e| {
+                let rel = e.path().strip_prefix(&self.dir).ok()?.to_str()?.to_string();
+                matcher.is_match(&rel).then_some(rel)
+            })
+            .collect();
+        files.sort();
+        if files.is_empty() {
+            return Err(fail(
+                format!("no data file matches `{pattern}`"),
+                "check the pattern against the files in the data directory",
+            ));
+        }
+        Ok(files)
+    }
+
+    fn resolve_parent_of_glob(&self, pattern: &str) -> Outcome<()> {
+        if pattern.starts_with('/') || pattern.split('/').any(|c| c == "..") {
+            return Err(fail(
+                format!("`{pattern}` is not a path inside the data directory"),
+                "write paths relative to the data directory, without `..` or a leading `/`",
+            ));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_stay_inside() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("data")).unwrap();
+        std::fs::write(dir.path().join("data/a.log"), "[    1.000000] x\n").unwrap();
+        std::fs::write(dir.path().join("secret"), "s").unwrap();
+        let store = DataStore::new(&dir.path().join("data")).unwrap();
+        assert!(store.text("a.log").is_ok());
+        for bad in ["../secret", "/etc/passwd", "", "a/../../secret"] {
+            let err = store.text(bad).unwrap_err();
+            assert!(err.message.contains("not a path inside"), "{bad}: {err:?}");
+        }
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink(dir.path().join("secret"), dir.path().join("data/link"))
+                .unwrap();
+            let err = store.text("link").unwrap_err();
+            assert!(err.message.contains("leads outside"), "{err:?}");
+        }
+        assert!(store.text("missing.log").unwrap_err().message.contains("cannot open"));
+        assert_eq!(store.glob("*.log").unwrap(), ["a.log"]);
+        assert!(store.glob("*.none").is_err());
+        assert!(store.glob("../*").is_err());
+    }
+}

@@ -1,0 +1,221 @@
+//! The kernel symbol index and the thread index, for links in the prose.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::Deserialize;
+
+use crate::error::{Outcome, fail};
+
+/// What a symbol is; decides how its name is shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SymbolKind {
+    Function,
+    Macro,
+    Variable,
+    Constant,
+    File,
+}
+
+/// One entry of `symbols.yaml`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Symbol {
+    pub name: String,
+    pub kind: SymbolKind,
+    pub path: String,
+    /// Kernel version tag -> line of the definition (`null` for a whole file).
+    pub lines: BTreeMap<String, Option<u32>>,
+    #[serde(default)]
+    pub fixed: Option<String>,
+    #[serde(default)]
+    pub note: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SymbolFile {
+    pinned: String,
+    symbols: Vec<Symbol>,
+}
+
+/// A resolved link to a definition on elixir.bootlin.com.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SymbolLink {
+    pub url: String,
+    pub text: String,
+    pub path: String,
+    pub line: Option<u32>,
+    pub version: String,
+}
+
+/// The symbol index.
+#[derive(Debug, Default)]
+pub struct Symbols {
+    pinned: String,
+    by_name: BTreeMap<String, Symbol>,
+}
+
+impl Symbols {
+    pub fn load(path: &Path) -> Result<Self, String> {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let file: SymbolFile =
+            yaml_serde::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        let mut by_name = BTreeMap::new();
+        for s in file.symbols {
+            if !s.lines.contains_key(&file.pinned) && s.lines.is_empty() {
+                return Err(format!("{}: symbol {} has no line", path.display(), s.name));
+            }
+            if let Some(old) = by_name.insert(s.name.clone(), s) {
+                return Err(format!("{}: symbol {} is listed twice", path.display(), old.name));
+            }
+        }
+        Ok(Symbols {
+            pinned: file.pinned,
+            by_name,
+        })
+    }
+
+    /// The link for `name`, at the pinned version or at `version`.
+    pub fn link(&self, name: &str, version: Option<&str>) -> Outcome<SymbolLink> {
+        let symbol = self.by_name.get(name).ok_or_else(|| {
+            let hint = match closest(name, self.by_name.keys()) {
+                Some(best) => format!("did you mean `{best}`? Symbols are listed in the symbol index"),
+                None => "add the symbol, its file and its definition line to the symbol index".to_string(),
+            };
+            fail(format!("unknown kernel symbol `{name}`"), hint)
+        })?;
+        let version = version.unwrap_or(&self.pinned);
+        let line = *symbol.lines.get(version).ok_or_else(|| {
+            fail(
+                format!("no line of `{name}` is recorded for {version}"),
+                format!(
+                    "known versions: {}",
+                    symbol.lines.keys().cloned().collect::<Vec<_>>().join(", ")
+                ),
+            )
+        })?;
+        let text = match symbol.kind {
+            SymbolKind::Function => format!("{}()", symbol.name),
+            SymbolKind::File => symbol.path.rsplit('/').next().unwrap_or(&symbol.path).to_string(),
+            _ => symbol.name.clone(),
+        };
+        let anchor = line.map_or(String::new(), |l| format!("#L{l}"));
+        Ok(SymbolLink {
+            url: format!(
+                "https://elixir.bootlin.com/linux/{version}/source/{}{anchor}",
+                symbol.path
+            ),
+            text,
+            path: symbol.path.clone(),
+            line,
+            version: version.to_string(),
+        })
+    }
+
+    pub fn len(&self) -> usize {
+        self.by_name.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.by_name.is_empty()
+    }
+}
+
+/// One entry of `threads.yaml`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Thread {
+    pub key: String,
+    pub source: String,
+    pub title: String,
+    pub url: String,
+    pub prov: String,
+    #[serde(default)]
+    pub note: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ThreadFile {
+    threads: Vec<Thread>,
+}
+
+/// The thread index.
+#[derive(Debug, Default)]
+pub struct Threads {
+    by_key: BTreeMap<String, Thread>,
+}
+
+impl Threads {
+    pub fn load(path: &Path) -> Result<Self, String> {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let file: ThreadFile =
+            yaml_serde::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        let mut by_key = BTreeMap::new();
+        for t in file.threads {
+            if !t.url.starts_with("https://") {
+                return Err(format!("{}: thread {} has no https URL", path.display(), t.key));
+            }
+            if let Some(old) = by_key.insert(t.key.clone(), t) {
+                return Err(format!("{}: thread {} is listed twice", path.display(), old.key));
+            }
+        }
+        Ok(Threads { by_key })
+    }
+
+    pub fn get(&self, key: &str) -> Outcome<&Thread> {
+        self.by_key.get(key).ok_or_else(|| {
+            let hint = match closest(key, self.by_key.keys()) {
+                Some(best) => format!("did you mean `{best}`?"),
+                None => "add it to the thread index".to_string(),
+            };
+            fail(format!("unknown thread `{key}`"), hint)
+        })
+    }
+}
+
+fn closest<'a>(name: &str, candidates: impl Iterator<Item = &'a String>) -> Option<&'a String> {
+    candidates
+        .map(|c| (strsim::levenshtein(name, c), c))
+        .filter(|(d, c)| *d <= 3.max(c.len() / 3))
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, c)| c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn repo_data(rel: &str) -> std::path::PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/references").join(rel)
+    }
+
+    #[test]
+    fn symbols_from_the_book_index() {
+        let s = Symbols::load(&repo_data("symbols.yaml")).unwrap();
+        assert!(s.len() > 70);
+        let l = s.link("_cpu_up", None).unwrap();
+        assert_eq!(l.url, "https://elixir.bootlin.com/linux/v6.16.6/source/kernel/cpu.c#L1629");
+        assert_eq!(l.text, "_cpu_up()");
+        let l = s.link("cache_bp_restore", Some("v7.3.4")).unwrap();
+        assert_eq!(l.line, Some(760));
+        // The corrected entries of the source list.
+        assert_eq!(s.link("pat_bp_init", None).unwrap().line, Some(250));
+        assert_eq!(s.link("mtrr_bp_init", None).unwrap().line, Some(559));
+        assert_eq!(s.link("stop_machine", None).unwrap().line, Some(114));
+        let err = s.link("pat_bt_init", None).unwrap_err();
+        assert!(err.hint.unwrap().contains("pat_bp_init"));
+        assert!(s.link("_cpu_up", Some("v2.6.32")).is_err());
+    }
+
+    #[test]
+    fn threads_from_the_book_index() {
+        let t = Threads::load(&repo_data("threads.yaml")).unwrap();
+        for key in ["chen-yu-2017", "saravana-2024", "t2-2026", "gross-2026", "fix-2026"] {
+            assert!(t.get(key).unwrap().url.starts_with("https://"), "{key}");
+        }
+        assert!(t.get("fix-2025").unwrap_err().hint.unwrap().contains("fix-2026"));
+    }
+}

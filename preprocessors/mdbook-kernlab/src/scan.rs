@@ -1,0 +1,161 @@
+//! Finding directives in a chapter's Markdown.
+//!
+//! Blocks are fenced code blocks whose info string is `kernlab`; inline directives are
+//! `{{kl:...}}` anywhere outside code. Fenced blocks of the languages we highlight are
+//! found too, so that they can be rendered by syntect instead of highlight.js.
+
+use std::ops::Range;
+use std::sync::LazyLock;
+
+use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
+use regex::Regex;
+
+/// Something in the Markdown to replace.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Found {
+    /// A ```` ```kernlab ```` block: its YAML body.
+    Block { body: String },
+    /// `{{kl:NAME ARGS}}`.
+    Inline { text: String },
+    /// A fenced block in a language rendered by syntect.
+    Code { language: String, body: String },
+}
+
+/// A directive with its byte range in the chapter and the 1-based line it starts on
+/// (for blocks: the line of the first body line).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Site {
+    pub range: Range<usize>,
+    pub line: usize,
+    pub found: Found,
+}
+
+static INLINE: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\{\{kl:([^{}\n]*)\}\}").expect("valid regex"));
+
+/// Languages whose fenced blocks are highlighted at build time.
+pub const HIGHLIGHTED: [&str; 9] = [
+    "c", "diff", "patch", "sh", "bash", "shell", "console", "dmesg", "ftrace",
+];
+
+/// Every directive and highlighted block of `markdown`, in order.
+pub fn scan(markdown: &str) -> Vec<Site> {
+    let line_starts = line_starts(markdown);
+    let line_of = |offset: usize| line_starts.partition_point(|&s| s <= offset);
+    let mut sites = Vec::new();
+    let mut code_ranges: Vec<Range<usize>> = Vec::new();
+    let mut open: Option<(Range<usize>, Option<String>, String)> = None;
+    let options = Options::ENABLE_TABLES
+        | Options::ENABLE_FOOTNOTES
+        | Options::ENABLE_STRIKETHROUGH
+        | Options::ENABLE_TASKLISTS
+        | Options::ENABLE_HEADING_ATTRIBUTES;
+    for (event, range) in Parser::new_ext(markdown, options).into_offset_iter() {
+        match event {
+            Event::Start(Tag::CodeBlock(kind)) => {
+                let language = match kind {
+                    CodeBlockKind::Fenced(info) => info
+                        .split(|c: char| c.is_whitespace() || c == ',')
+                        .next()
+                        .map(str::to_string),
+                    CodeBlockKind::Indented => None,
+                };
+                open = Some((range, language, String::new()));
+            }
+            Event::Text(text) if open.is_some() => {
+                if let Some((_, _, body)) = open.as_mut() {
+                    body.push_str(&text);
+                }
+            }
+            Event::End(TagEnd::CodeBlock) => {
+                if let Some((range, language, body)) = open.take() {
+                    code_ranges.push(range.clone());
+                    let line = line_of(range.start);
+                    match language.as_deref() {
+                        Some("kernlab") => sites.push(Site {
+                            range,
+                            line,
+                            found: Found::Block { body },
+                        }),
+                        Some(lang) if HIGHLIGHTED.contains(&lang) => sites.push(Site {
+                            range,
+                            line,
+                            found: Found::Code {
+                                language: lang.to_string(),
+                                body,
+                            },
+                        }),
+                        _ => {}
+                    }
+                }
+            }
+            Event::Code(_) | Event::Html(_) | Event::InlineHtml(_) => code_ranges.push(range),
+            _ => {}
+        }
+    }
+    for m in INLINE.find_iter(markdown) {
+        if code_ranges
+            .iter()
+            .any(|r| r.start <= m.start() && m.end() <= r.end)
+        {
+            continue;
+        }
+        sites.push(Site {
+            range: m.range(),
+            line: line_of(m.start()),
+            found: Found::Inline {
+                text: m.as_str()[5..m.as_str().len() - 2].trim().to_string(),
+            },
+        });
+    }
+    sites.sort_by_key(|s| s.range.start);
+    sites
+}
+
+fn line_starts(text: &str) -> Vec<usize> {
+    std::iter::once(0)
+        .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+        .collect()
+}
+
+/// Replace each site's range with its rendering.
+pub fn splice(markdown: &str, replacements: &[(Range<usize>, String)]) -> String {
+    let mut out = String::with_capacity(markdown.len());
+    let mut at = 0;
+    for (range, text) in replacements {
+        out.push_str(&markdown[at..range.start]);
+        out.push_str(text);
+        at = range.end;
+    }
+    out.push_str(&markdown[at..]);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_blocks_inline_and_code_but_not_inside_code() {
+        let md = "# T\n\nText {{kl:value a.log#/x}} and `{{kl:value no}}`.\n\n```kernlab\nlog: a.log\n```\n\n```c\nint x;\n```\n\n```text\n{{kl:value no}}\n```\n";
+        let sites = scan(md);
+        assert_eq!(sites.len(), 3, "{sites:#?}");
+        assert_eq!(
+            sites[0].found,
+            Found::Inline {
+                text: "value a.log#/x".into()
+            }
+        );
+        assert_eq!(sites[0].line, 3);
+        assert_eq!(
+            sites[1].found,
+            Found::Block {
+                body: "log: a.log\n".into()
+            }
+        );
+        assert_eq!(sites[1].line, 5);
+        assert!(matches!(&sites[2].found, Found::Code { language, .. } if language == "c"));
+        let out = splice(md, &[(sites[0].range.clone(), "X".into())]);
+        assert!(out.starts_with("# T\n\nText X and"));
+    }
+}
