@@ -111,8 +111,18 @@ fn tick_label(v: f64, step: f64) -> String {
 impl HBar {
     /// Lay the chart out.
     pub fn layout(&self) -> HBarSvg {
-        let label_chars = self.bars.iter().map(|b| b.label.chars().count()).max().unwrap_or(0);
-        let note_chars = self.bars.iter().map(|b| b.note.chars().count()).max().unwrap_or(0);
+        let label_chars = self
+            .bars
+            .iter()
+            .map(|b| b.label.chars().count())
+            .max()
+            .unwrap_or(0);
+        let note_chars = self
+            .bars
+            .iter()
+            .map(|b| b.note.chars().count())
+            .max()
+            .unwrap_or(0);
         let left = (label_chars as f64 * CHAR + 12.0).clamp(40.0, 260.0);
         let right = WIDTH - (note_chars as f64 * CHAR + 12.0).clamp(20.0, 200.0);
         let max = self
@@ -121,7 +131,11 @@ impl HBar {
             .map(|b| b.end.max(b.start))
             .fold(0.0_f64, f64::max);
         let step = nice_step(max, 6);
-        let top_value = if max <= 0.0 { 1.0 } else { (max / step).ceil() * step };
+        let top_value = if max <= 0.0 {
+            1.0
+        } else {
+            (max / step).ceil() * step
+        };
         let scale = (right - left) / top_value;
         let x = |v: f64| left + v.max(0.0) * scale;
         let plot_bottom = TOP + ROW * self.bars.len() as f64;
@@ -197,8 +211,20 @@ mod tests {
             desc: "d".into(),
             axis_label: "s".into(),
             bars: vec![
-                Bar { label: "CPU1".into(), start: 0.0, end: 10.0, note: "10 s".into(), class: "slow" },
-                Bar { label: "CPU2".into(), start: 10.0, end: 12.5, note: "2.5 s".into(), class: "fast" },
+                Bar {
+                    label: "CPU1".into(),
+                    start: 0.0,
+                    end: 10.0,
+                    note: "10 s".into(),
+                    class: "slow",
+                },
+                Bar {
+                    label: "CPU2".into(),
+                    start: 10.0,
+                    end: 12.5,
+                    note: "2.5 s".into(),
+                    class: "fast",
+                },
             ],
         };
         let a = format!("{:?}", chart.layout());
@@ -206,6 +232,13 @@ mod tests {
         assert_eq!(a, b);
         let svg = chart.layout();
         assert_eq!(svg.ticks.len(), 4, "0, 5, 10, 15: {:?}", svg.ticks);
-        assert_eq!(svg.bars[1].x, svg.bars[0].note_x.parse::<f64>().map(|v| f1(v - 4.0)).unwrap());
+        assert_eq!(
+            svg.bars[1].x,
+            svg.bars[0]
+                .note_x
+                .parse::<f64>()
+                .map(|v| f1(v - 4.0))
+                .unwrap()
+        );
     }
 }

@@ -71,8 +71,8 @@ impl DataStore {
         if let Some(t) = self.texts.borrow().get(&path) {
             return Ok(t.clone());
         }
-        let bytes = std::fs::read(&path)
-            .map_err(|e| Failure::new(format!("cannot read `{rel}`: {e}")))?;
+        let bytes =
+            std::fs::read(&path).map_err(|e| Failure::new(format!("cannot read `{rel}`: {e}")))?;
         let text = Rc::new(String::from_utf8_lossy(&bytes).into_owned());
         self.texts.borrow_mut().insert(path, text.clone());
         Ok(text)
@@ -192,7 +192,13 @@ mod tests {
             let err = store.text("link").unwrap_err();
             assert!(err.message.contains("leads outside"), "{err:?}");
         }
-        assert!(store.text("missing.log").unwrap_err().message.contains("cannot open"));
+        assert!(
+            store
+                .text("missing.log")
+                .unwrap_err()
+                .message
+                .contains("cannot open")
+        );
         assert_eq!(store.glob("*.log").unwrap(), ["a.log"]);
         assert!(store.glob("*.none").is_err());
         assert!(store.glob("../*").is_err());

@@ -70,14 +70,18 @@ fn tokenize(text: &str) -> Outcome<Vec<Token>> {
                     i += 1;
                 }
                 let s: String = chars[start..i].iter().collect();
-                let n = s
-                    .parse()
-                    .map_err(|_| fail(format!("`{s}` is not a number"), "write numbers like 16.5"))?;
+                let n = s.parse().map_err(|_| {
+                    fail(format!("`{s}` is not a number"), "write numbers like 16.5")
+                })?;
                 tokens.push(Token::Number(n));
             }
             _ => {
                 let start = i;
-                while i < chars.len() && !chars[i].is_whitespace() && chars[i] != '(' && chars[i] != ')' {
+                while i < chars.len()
+                    && !chars[i].is_whitespace()
+                    && chars[i] != '('
+                    && chars[i] != ')'
+                {
                     i += 1;
                 }
                 let word: String = chars[start..i].iter().collect();
@@ -87,7 +91,9 @@ fn tokenize(text: &str) -> Outcome<Vec<Token>> {
                     tokens.push(Token::Ref(word));
                 } else {
                     return Err(fail(
-                        format!("`{word}` is neither a number, an operator, a function nor FILE#POINTER"),
+                        format!(
+                            "`{word}` is neither a number, an operator, a function nor FILE#POINTER"
+                        ),
                         "refer to data as FILE#/json/pointer, e.g. dmesg/x.log#/cycles/0/enable_phase_ms",
                     ));
                 }
@@ -101,18 +107,31 @@ fn tokenize(text: &str) -> Outcome<Vec<Token>> {
 pub fn evaluate(text: &str, data: &DataStore) -> Outcome<Quantity> {
     let tokens = tokenize(text)?;
     if tokens.is_empty() {
-        return Err(fail("the expression is empty", "write FILE#POINTER, e.g. a.log#/cycles/0/enable_phase_ms"));
+        return Err(fail(
+            "the expression is empty",
+            "write FILE#POINTER, e.g. a.log#/cycles/0/enable_phase_ms",
+        ));
     }
-    let mut parser = ExprParser { tokens, at: 0, data };
+    let mut parser = ExprParser {
+        tokens,
+        at: 0,
+        data,
+    };
     let q = parser.expr()?;
     if parser.at != parser.tokens.len() {
         return Err(fail(
-            format!("unexpected `{:?}` after the expression", parser.tokens[parser.at]),
+            format!(
+                "unexpected `{:?}` after the expression",
+                parser.tokens[parser.at]
+            ),
             "operators (+ - * /) must stand between values",
         ));
     }
     if !q.value.is_finite() {
-        return Err(fail("the expression has no finite value (division by zero?)", "check the data the expression reads"));
+        return Err(fail(
+            "the expression has no finite value (division by zero?)",
+            "check the data the expression reads",
+        ));
     }
     Ok(q)
 }
@@ -145,7 +164,11 @@ impl ExprParser<'_> {
                     "both sides of + and - must be durations, or both plain numbers",
                 ));
             }
-            left.value = if op == '+' { left.value + right.value } else { left.value - right.value };
+            left.value = if op == '+' {
+                left.value + right.value
+            } else {
+                left.value - right.value
+            };
         }
         Ok(left)
     }
@@ -156,9 +179,15 @@ impl ExprParser<'_> {
             self.at += 1;
             let right = self.factor()?;
             left = if op == '*' {
-                Quantity { value: left.value * right.value, time: left.time + right.time }
+                Quantity {
+                    value: left.value * right.value,
+                    time: left.time + right.time,
+                }
             } else {
-                Quantity { value: left.value / right.value, time: left.time - right.time }
+                Quantity {
+                    value: left.value / right.value,
+                    time: left.time - right.time,
+                }
             };
         }
         Ok(left)
@@ -169,7 +198,10 @@ impl ExprParser<'_> {
             Some(Token::Number(n)) => Ok(Quantity::plain(n)),
             Some(Token::Op('-')) => {
                 let q = self.factor()?;
-                Ok(Quantity { value: -q.value, ..q })
+                Ok(Quantity {
+                    value: -q.value,
+                    ..q
+                })
             }
             Some(Token::Open) => {
                 let q = self.expr()?;
@@ -196,7 +228,10 @@ impl ExprParser<'_> {
                     ));
                 }
                 if self.next() != Some(Token::Open) {
-                    return Err(fail(format!("`{name}` needs `(`"), "write e.g. mean(FILE#POINTER)"));
+                    return Err(fail(
+                        format!("`{name}` needs `(`"),
+                        "write e.g. mean(FILE#POINTER)",
+                    ));
                 }
                 let arg = match self.next() {
                     Some(Token::Ref(r)) => r,
@@ -208,13 +243,19 @@ impl ExprParser<'_> {
                     }
                 };
                 if self.next() != Some(Token::Close) {
-                    return Err(fail(format!("{name}( is not closed"), "write e.g. mean(FILE#POINTER)"));
+                    return Err(fail(
+                        format!("{name}( is not closed"),
+                        "write e.g. mean(FILE#POINTER)",
+                    ));
                 }
                 let values = lookup(&arg, self.data)?;
                 aggregate(&name, &values)
             }
             other => Err(fail(
-                format!("expected a value, found {}", other.map_or("the end".to_string(), |t| format!("{t:?}"))),
+                format!(
+                    "expected a value, found {}",
+                    other.map_or("the end".to_string(), |t| format!("{t:?}"))
+                ),
                 "an expression is FILE#POINTER, a number, a function or a bracketed expression",
             )),
         }
@@ -245,20 +286,17 @@ pub fn lookup(reference: &str, data: &DataStore) -> Outcome<Vec<Quantity>> {
             "a pointer starts with `/`, e.g. #/cycles/0/enable_phase_ms",
         ));
     }
-    let time_scale = pointer
-        .rsplit('/')
-        .next()
-        .and_then(|field| {
-            if field.ends_with("_ms") {
-                Some(1e-3)
-            } else if field.ends_with("_us") {
-                Some(1e-6)
-            } else if field.ends_with("_s") {
-                Some(1.0)
-            } else {
-                None
-            }
-        });
+    let time_scale = pointer.rsplit('/').next().and_then(|field| {
+        if field.ends_with("_ms") {
+            Some(1e-3)
+        } else if field.ends_with("_us") {
+            Some(1e-6)
+        } else if field.ends_with("_s") {
+            Some(1.0)
+        } else {
+            None
+        }
+    });
     let mut out = Vec::new();
     for f in data.glob(file)? {
         let doc = data.document(&f)?;
@@ -278,11 +316,17 @@ pub fn lookup(reference: &str, data: &DataStore) -> Outcome<Vec<Quantity>> {
                         "choose a capture that contains both end points of the figure",
                     )
                 } else {
-                    fail(format!("`{f}#{pointer}` is not a number: {v}"), "point at a numeric field")
+                    fail(
+                        format!("`{f}#{pointer}` is not a number: {v}"),
+                        "point at a numeric field",
+                    )
                 }
             })?;
             out.push(match time_scale {
-                Some(scale) => Quantity { value: n * scale, time: 1 },
+                Some(scale) => Quantity {
+                    value: n * scale,
+                    time: 1,
+                },
                 None => Quantity::plain(n),
             });
         }
@@ -384,7 +428,11 @@ impl Unit {
 pub fn format_value(value: f64, digits: usize, unit: Unit) -> String {
     let rounded = format!("{value:.digits$}");
     // Avoid "-0.0".
-    let rounded = if rounded.trim_start_matches('-').chars().all(|c| c == '0' || c == '.') {
+    let rounded = if rounded
+        .trim_start_matches('-')
+        .chars()
+        .all(|c| c == '0' || c == '.')
+    {
         rounded.trim_start_matches('-').to_string()
     } else {
         rounded
@@ -418,15 +466,30 @@ mod tests {
     fn values_aggregates_and_arithmetic() {
         let (_d, s) = store();
         let q = evaluate("run1.log#/cycles/0/enable_phase_ms", &s).unwrap();
-        assert_eq!(q, Quantity { value: 1.5, time: 1 });
+        assert_eq!(
+            q,
+            Quantity {
+                value: 1.5,
+                time: 1
+            }
+        );
         let q = evaluate("mean(run*.log#/cycles/0/enable_phase_ms)", &s).unwrap();
         assert_eq!(q.value, 2.0);
-        let q = evaluate("run2.log#/cycles/0/enable_phase_ms / run1.log#/cycles/0/enable_phase_ms", &s).unwrap();
+        let q = evaluate(
+            "run2.log#/cycles/0/enable_phase_ms / run1.log#/cycles/0/enable_phase_ms",
+            &s,
+        )
+        .unwrap();
         assert_eq!(q.time, 0);
         assert!((q.value - 5.0 / 3.0).abs() < 1e-12);
         let q = evaluate("(max(t.yaml#/rows/*/n) - 1) * 2", &s).unwrap();
         assert_eq!(q, Quantity::plain(8.0));
-        assert_eq!(evaluate("count(run*.log#/cycles/*/enable_phase_ms)", &s).unwrap().value, 2.0);
+        assert_eq!(
+            evaluate("count(run*.log#/cycles/*/enable_phase_ms)", &s)
+                .unwrap()
+                .value,
+            2.0
+        );
     }
 
     #[test]
@@ -453,7 +516,10 @@ mod tests {
     fn formatting_and_units() {
         assert_eq!(format_value(16.567281, 1, Unit::Seconds), "16.6\u{a0}s");
         assert_eq!(format_value(-0.01, 1, Unit::Plain), "0.0");
-        let d = Quantity { value: 0.091097, time: 1 };
+        let d = Quantity {
+            value: 0.091097,
+            time: 1,
+        };
         assert_eq!(Unit::Millis.convert(d).unwrap(), 91.097);
         assert!(Unit::Plain.convert(d).is_err());
         assert!(Unit::Seconds.convert(Quantity::plain(3.0)).is_err());

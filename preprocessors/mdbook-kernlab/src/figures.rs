@@ -28,7 +28,9 @@ impl Figures {
         let mut counters: BTreeMap<&'static str, usize> = BTreeMap::new();
         let mut labels = Vec::new();
         for site in scan(markdown) {
-            let Found::Block { body } = site.found else { continue };
+            let Found::Block { body } = site.found else {
+                continue;
+            };
             // Malformed blocks are reported when the chapter is rendered.
             let Ok(c) = common(&body) else {
                 labels.push(None);
@@ -104,9 +106,16 @@ mod tests {
         assert_eq!(f.label("journey.html", 2), None);
         assert_eq!(f.label("journey.html", 3), Some("Listing 2.2"));
         assert_eq!(f.link("f1", "journey.html").unwrap().0, "#f1");
-        assert_eq!(f.link("f1", "related/t2.html").unwrap().0, "../journey.html#f1");
+        assert_eq!(
+            f.link("f1", "related/t2.html").unwrap().0,
+            "../journey.html#f1"
+        );
         assert!(f.link("nope", "journey.html").is_err());
-        f.collect("other.html", None, "```kernlab\nlog: a\ncaption: again\nid: l1\n```\n");
+        f.collect(
+            "other.html",
+            None,
+            "```kernlab\nlog: a\ncaption: again\nid: l1\n```\n",
+        );
         assert_eq!(f.duplicates("other.html").len(), 1);
     }
 }

@@ -59,18 +59,24 @@ pub fn language_for(path: &str) -> &'static str {
 
 /// Highlight `code` to class-based HTML spans.
 pub fn highlight(language: &str, code: &str) -> Outcome<String> {
-    let set = SYNTAXES
-        .as_ref()
-        .map_err(|e| fail(format!("syntax definitions failed to load: {e}"), "check theme/kernlab/syntaxes"))?;
+    let set = SYNTAXES.as_ref().map_err(|e| {
+        fail(
+            format!("syntax definitions failed to load: {e}"),
+            "check theme/kernlab/syntaxes",
+        )
+    })?;
     let name = syntax_name(language).ok_or_else(|| {
         fail(
             format!("no highlighting for language `{language}`"),
             "use c, diff, patch, sh, bash, console, dmesg, ftrace, yaml, toml or text",
         )
     })?;
-    let syntax = set
-        .find_syntax_by_name(name)
-        .ok_or_else(|| fail(format!("syntax `{name}` is missing"), "rebuild the preprocessor"))?;
+    let syntax = set.find_syntax_by_name(name).ok_or_else(|| {
+        fail(
+            format!("syntax `{name}` is missing"),
+            "rebuild the preprocessor",
+        )
+    })?;
     let mut generator = ClassedHTMLGenerator::new_with_class_style(syntax, set, CLASS_STYLE);
     for line in LinesWithEndings::from(code) {
         generator
@@ -97,11 +103,22 @@ pub fn render_code(engine: &Engine, language: &str, code: &str) -> Outcome<Strin
     let html = highlight(language, &code)?;
     let html = html
         .split('\n')
-        .map(|l| if l.trim().is_empty() { "<span class=\"kl-blank\"></span>" } else { l })
+        .map(|l| {
+            if l.trim().is_empty() {
+                "<span class=\"kl-blank\"></span>"
+            } else {
+                l
+            }
+        })
         .collect::<Vec<_>>()
         .join("\n");
-    let html = html.trim_end_matches("<span class=\"kl-blank\"></span>").trim_end().to_string();
-    engine.templates.render("code", &CodeModel { language, html })
+    let html = html
+        .trim_end_matches("<span class=\"kl-blank\"></span>")
+        .trim_end()
+        .to_string();
+    engine
+        .templates
+        .render("code", &CodeModel { language, html })
 }
 
 /// The stylesheet for the highlighted blocks: a light palette for mdBook's light and rust
@@ -156,8 +173,15 @@ mod tests {
         assert!(html.contains("kl-timestamp"), "{html}");
         assert!(html.contains("kl-marker"), "{html}");
         let html = highlight("diff", "-a\n+b\n").unwrap();
-        assert!(html.contains("kl-inserted") || html.contains("kl-markup"), "{html}");
-        let html = highlight("ftrace", "t-1 [000] 1.000001: funcgraph_exit: $ 4714843 us | } /* _cpu_up */\n").unwrap();
+        assert!(
+            html.contains("kl-inserted") || html.contains("kl-markup"),
+            "{html}"
+        );
+        let html = highlight(
+            "ftrace",
+            "t-1 [000] 1.000001: funcgraph_exit: $ 4714843 us | } /* _cpu_up */\n",
+        )
+        .unwrap();
         assert!(html.contains("kl-comment"), "{html}");
         assert!(highlight("cobol", "x").is_err());
         assert!(highlight("c", "a < b && c > d\n").unwrap().contains("&lt;"));
@@ -165,7 +189,8 @@ mod tests {
 
     #[test]
     fn the_committed_stylesheet_is_current() {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../theme/kernlab-syntax.css");
+        let path =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../theme/kernlab-syntax.css");
         let committed = std::fs::read_to_string(&path).unwrap_or_default();
         assert!(
             committed == stylesheet().unwrap(),

@@ -25,7 +25,6 @@ use crate::figures::Figures;
 fn split_args(text: &str) -> Outcome<(Vec<String>, BTreeMap<String, String>)> {
     let mut words = Vec::new();
     let mut options = BTreeMap::new();
-    let mut chars = text.chars().peekable();
     let mut word = String::new();
     let mut quoted = false;
     let mut push = |word: &mut String, words: &mut Vec<String>| -> Outcome<()> {
@@ -35,15 +34,21 @@ fn split_args(text: &str) -> Outcome<(Vec<String>, BTreeMap<String, String>)> {
         let w = std::mem::take(word);
         match w.split_once('=') {
             Some((k, v)) if !k.is_empty() && k.chars().all(|c| c.is_ascii_lowercase()) => {
-                if options.insert(k.to_string(), v.trim_matches('"').to_string()).is_some() {
-                    return Err(fail(format!("option `{k}` is given twice"), "give each option once"));
+                if options
+                    .insert(k.to_string(), v.trim_matches('"').to_string())
+                    .is_some()
+                {
+                    return Err(fail(
+                        format!("option `{k}` is given twice"),
+                        "give each option once",
+                    ));
                 }
             }
             _ => words.push(w),
         }
         Ok(())
     };
-    while let Some(c) = chars.next() {
+    for c in text.chars() {
         match c {
             '"' => {
                 quoted = !quoted;
@@ -89,8 +94,12 @@ fn number_option(options: &BTreeMap<String, String>, key: &str) -> Outcome<Optio
     options
         .get(key)
         .map(|v| {
-            v.parse::<f64>()
-                .map_err(|_| fail(format!("`{key}={v}` is not a number"), format!("write e.g. {key}=16.5")))
+            v.parse::<f64>().map_err(|_| {
+                fail(
+                    format!("`{key}={v}` is not a number"),
+                    format!("write e.g. {key}=16.5"),
+                )
+            })
         })
         .transpose()
 }
@@ -113,7 +122,11 @@ pub fn render(engine: &Engine, text: &str, figures: &Figures, chapter: &str) -> 
             };
             check_options(&options, allowed, form)?;
             let q = evaluate(&expression, &engine.data)?;
-            let unit = Unit::parse(options.get("unit").map_or(if q.time == 1 { "s" } else { "none" }, String::as_str))?;
+            let unit = Unit::parse(
+                options
+                    .get("unit")
+                    .map_or(if q.time == 1 { "s" } else { "none" }, String::as_str),
+            )?;
             let computed = unit.convert(q)?;
             let title = format!("computed from {expression}");
             let model = match form {
@@ -128,7 +141,10 @@ pub fn render(engine: &Engine, text: &str, figures: &Figures, chapter: &str) -> 
                 }
                 _ => {
                     let stated_text = options.get("stated").ok_or_else(|| {
-                        fail(format!("`{form}` needs `stated=`"), "give the number the prose states, e.g. stated=16.5")
+                        fail(
+                            format!("`{form}` needs `stated=`"),
+                            "give the number the prose states, e.g. stated=16.5",
+                        )
                     })?;
                     let stated = number_option(&options, "stated")?.unwrap_or_default();
                     let digits = decimals_of(stated_text);
@@ -154,7 +170,8 @@ pub fn render(engine: &Engine, text: &str, figures: &Figures, chapter: &str) -> 
                             ..ValueModel::default()
                         }
                     } else {
-                        let shown = number_option(&options, "digits")?.map_or(digits + 2, |d| d as usize);
+                        let shown =
+                            number_option(&options, "digits")?.map_or(digits + 2, |d| d as usize);
                         ValueModel {
                             class: "kl-compare",
                             title,
@@ -170,7 +187,10 @@ pub fn render(engine: &Engine, text: &str, figures: &Figures, chapter: &str) -> 
         "reported" => {
             check_options(&options, &["by"], form)?;
             if words.is_empty() {
-                return Err(fail("`reported` needs the figure", "write e.g. {{kl:reported 20 s}}"));
+                return Err(fail(
+                    "`reported` needs the figure",
+                    "write e.g. {{kl:reported 20 s}}",
+                ));
             }
             let by = options
                 .get("by")
@@ -191,7 +211,10 @@ pub fn render(engine: &Engine, text: &str, figures: &Figures, chapter: &str) -> 
         "sym" => {
             check_options(&options, &["text"], form)?;
             let [name] = words.as_slice() else {
-                return Err(fail("`sym` takes one symbol name", "write e.g. {{kl:sym cache_bp_restore}}"));
+                return Err(fail(
+                    "`sym` takes one symbol name",
+                    "write e.g. {{kl:sym cache_bp_restore}}",
+                ));
             };
             let (name, version) = match name.split_once('@') {
                 Some((n, v)) => (n, Some(v)),
@@ -220,7 +243,10 @@ pub fn render(engine: &Engine, text: &str, figures: &Figures, chapter: &str) -> 
         "thread" => {
             check_options(&options, &["text"], form)?;
             let [key] = words.as_slice() else {
-                return Err(fail("`thread` takes one key", "write e.g. {{kl:thread chen-yu-2017}}"));
+                return Err(fail(
+                    "`thread` takes one key",
+                    "write e.g. {{kl:thread chen-yu-2017}}",
+                ));
             };
             let t = engine.threads.get(key)?;
             #[derive(Serialize)]
@@ -241,7 +267,10 @@ pub fn render(engine: &Engine, text: &str, figures: &Figures, chapter: &str) -> 
         "ref" => {
             check_options(&options, &[], form)?;
             let [id] = words.as_slice() else {
-                return Err(fail("`ref` takes one id", "write e.g. {{kl:ref fig-bringup}}"));
+                return Err(fail(
+                    "`ref` takes one id",
+                    "write e.g. {{kl:ref fig-bringup}}",
+                ));
             };
             let (href, label) = figures.link(id, chapter)?;
             #[derive(Serialize)]

@@ -65,7 +65,8 @@ impl Engine {
                 data_dir.display()
             )
         })?;
-        let templates = Templates::load(&root.join(&config.templates)).map_err(anyhow::Error::msg)?;
+        let templates =
+            Templates::load(&root.join(&config.templates)).map_err(anyhow::Error::msg)?;
         let symbols_path = root.join(&config.symbols);
         let symbols = if symbols_path.exists() {
             Symbols::load(&symbols_path).map_err(anyhow::Error::msg)?
@@ -151,7 +152,9 @@ impl Engine {
 
 /// `journey.md` -> `journey.html`.
 fn html_path(path: &Path) -> String {
-    path.with_extension("html").to_string_lossy().replace('\\', "/")
+    path.with_extension("html")
+        .to_string_lossy()
+        .replace('\\', "/")
 }
 
 impl Preprocessor for KernLab {
@@ -159,7 +162,11 @@ impl Preprocessor for KernLab {
         "kernlab"
     }
 
-    fn run(&self, ctx: &PreprocessorContext, mut book: Book) -> mdbook_preprocessor::errors::Result<Book> {
+    fn run(
+        &self,
+        ctx: &PreprocessorContext,
+        mut book: Book,
+    ) -> mdbook_preprocessor::errors::Result<Book> {
         let config: Config = ctx
             .config
             .get("preprocessor.kernlab")

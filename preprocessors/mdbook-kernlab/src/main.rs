@@ -10,7 +10,10 @@ use mdbook_kernlab::KernLab;
 use mdbook_preprocessor::Preprocessor;
 
 #[derive(Parser)]
-#[command(version, about = "mdBook preprocessor for kernel investigation notebooks")]
+#[command(
+    version,
+    about = "mdBook preprocessor for kernel investigation notebooks"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,

@@ -68,7 +68,11 @@ impl Symbols {
                 return Err(format!("{}: symbol {} has no line", path.display(), s.name));
             }
             if let Some(old) = by_name.insert(s.name.clone(), s) {
-                return Err(format!("{}: symbol {} is listed twice", path.display(), old.name));
+                return Err(format!(
+                    "{}: symbol {} is listed twice",
+                    path.display(),
+                    old.name
+                ));
             }
         }
         Ok(Symbols {
@@ -81,8 +85,11 @@ impl Symbols {
     pub fn link(&self, name: &str, version: Option<&str>) -> Outcome<SymbolLink> {
         let symbol = self.by_name.get(name).ok_or_else(|| {
             let hint = match closest(name, self.by_name.keys()) {
-                Some(best) => format!("did you mean `{best}`? Symbols are listed in the symbol index"),
-                None => "add the symbol, its file and its definition line to the symbol index".to_string(),
+                Some(best) => {
+                    format!("did you mean `{best}`? Symbols are listed in the symbol index")
+                }
+                None => "add the symbol, its file and its definition line to the symbol index"
+                    .to_string(),
             };
             fail(format!("unknown kernel symbol `{name}`"), hint)
         })?;
@@ -98,7 +105,12 @@ impl Symbols {
         })?;
         let text = match symbol.kind {
             SymbolKind::Function => format!("{}()", symbol.name),
-            SymbolKind::File => symbol.path.rsplit('/').next().unwrap_or(&symbol.path).to_string(),
+            SymbolKind::File => symbol
+                .path
+                .rsplit('/')
+                .next()
+                .unwrap_or(&symbol.path)
+                .to_string(),
             _ => symbol.name.clone(),
         };
         let anchor = line.map_or(String::new(), |l| format!("#L{l}"));
@@ -156,10 +168,18 @@ impl Threads {
         let mut by_key = BTreeMap::new();
         for t in file.threads {
             if !t.url.starts_with("https://") {
-                return Err(format!("{}: thread {} has no https URL", path.display(), t.key));
+                return Err(format!(
+                    "{}: thread {} has no https URL",
+                    path.display(),
+                    t.key
+                ));
             }
             if let Some(old) = by_key.insert(t.key.clone(), t) {
-                return Err(format!("{}: thread {} is listed twice", path.display(), old.key));
+                return Err(format!(
+                    "{}: thread {} is listed twice",
+                    path.display(),
+                    old.key
+                ));
             }
         }
         Ok(Threads { by_key })
@@ -189,7 +209,9 @@ mod tests {
     use super::*;
 
     fn repo_data(rel: &str) -> std::path::PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/references").join(rel)
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../data/references")
+            .join(rel)
     }
 
     #[test]
@@ -197,7 +219,10 @@ mod tests {
         let s = Symbols::load(&repo_data("symbols.yaml")).unwrap();
         assert!(s.len() > 70);
         let l = s.link("_cpu_up", None).unwrap();
-        assert_eq!(l.url, "https://elixir.bootlin.com/linux/v6.16.6/source/kernel/cpu.c#L1629");
+        assert_eq!(
+            l.url,
+            "https://elixir.bootlin.com/linux/v6.16.6/source/kernel/cpu.c#L1629"
+        );
         assert_eq!(l.text, "_cpu_up()");
         let l = s.link("cache_bp_restore", Some("v7.3.4")).unwrap();
         assert_eq!(l.line, Some(760));
@@ -213,9 +238,21 @@ mod tests {
     #[test]
     fn threads_from_the_book_index() {
         let t = Threads::load(&repo_data("threads.yaml")).unwrap();
-        for key in ["chen-yu-2017", "saravana-2024", "t2-2026", "gross-2026", "fix-2026"] {
+        for key in [
+            "chen-yu-2017",
+            "saravana-2024",
+            "t2-2026",
+            "gross-2026",
+            "fix-2026",
+        ] {
             assert!(t.get(key).unwrap().url.starts_with("https://"), "{key}");
         }
-        assert!(t.get("fix-2025").unwrap_err().hint.unwrap().contains("fix-2026"));
+        assert!(
+            t.get("fix-2025")
+                .unwrap_err()
+                .hint
+                .unwrap()
+                .contains("fix-2026")
+        );
     }
 }

@@ -36,8 +36,7 @@ impl Templates {
         for (name, source) in BUILTIN {
             let path = dir.join(format!("{name}.hbs"));
             let text = if path.is_file() {
-                std::fs::read_to_string(&path)
-                    .map_err(|e| format!("{}: {e}", path.display()))?
+                std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?
             } else {
                 source.to_string()
             };

@@ -24,7 +24,12 @@ fn cycle<'a>(analysis: &'a Analysis, index: usize, file: &str) -> Outcome<&'a Cy
     })
 }
 
-fn chart_and_table(engine: &Engine, chart: &HBar, table: &TableModel, show_chart: bool) -> Outcome<String> {
+fn chart_and_table(
+    engine: &Engine,
+    chart: &HBar,
+    table: &TableModel,
+    show_chart: bool,
+) -> Outcome<String> {
     let mut html = String::new();
     if show_chart {
         html.push_str(&engine.templates.render("hbar", &chart.layout())?);
@@ -53,13 +58,19 @@ pub fn bringup(engine: &Engine, body: &str) -> Outcome<String> {
     let c = cycle(&analysis, o.cycle, &o.bringup)?;
     let enable = c.enable_start.ok_or_else(|| {
         fail(
-            format!("`{}` has no `Enabling non-boot CPUs` line in cycle {}", o.bringup, o.cycle),
+            format!(
+                "`{}` has no `Enabling non-boot CPUs` line in cycle {}",
+                o.bringup, o.cycle
+            ),
             "the bring-up view measures from that line; use a capture that includes it",
         )
     })?;
     if c.cpus.is_empty() {
         return Err(fail(
-            format!("`{}` shows no CPU coming up in cycle {}", o.bringup, o.cycle),
+            format!(
+                "`{}` shows no CPU coming up in cycle {}",
+                o.bringup, o.cycle
+            ),
             "the capture needs `CPUn is up` lines",
         ));
     }
@@ -95,7 +106,9 @@ pub fn bringup(engine: &Engine, body: &str) -> Outcome<String> {
         }
         table.rows.push(row);
     }
-    let total = c.enable_phase_ms().map_or("-".into(), |ms| duration(ms, res));
+    let total = c
+        .enable_phase_ms()
+        .map_or("-".into(), |ms| duration(ms, res));
     table.rows.push(Row {
         class: "kl-total".into(),
         cells: vec![
@@ -135,7 +148,10 @@ pub fn timeline(engine: &Engine, body: &str) -> Outcome<String> {
     let c = cycle(&analysis, o.cycle, &o.timeline)?;
     let first = c.phases.first().ok_or_else(|| {
         fail(
-            format!("`{}` shows no complete phase in cycle {}", o.timeline, o.cycle),
+            format!(
+                "`{}` shows no complete phase in cycle {}",
+                o.timeline, o.cycle
+            ),
             "a phase needs both its start and end lines in the capture (see kernlog's README)",
         )
     })?;
@@ -171,7 +187,10 @@ pub fn timeline(engine: &Engine, body: &str) -> Outcome<String> {
             "One bar per phase of cycle {}, placed at its start in seconds after the first phase began; the label gives its duration. The table below lists the same figures.",
             o.cycle
         ),
-        axis_label: format!("seconds after {} began", first.name.name().replace('_', " ")),
+        axis_label: format!(
+            "seconds after {} began",
+            first.name.name().replace('_', " ")
+        ),
         bars,
     };
     chart_and_table(engine, &chart, &table, true)
@@ -197,7 +216,8 @@ pub fn compare(engine: &Engine, body: &str) -> Outcome<String> {
     let o: CompareOptions = options(body)?;
     let unit = Unit::parse(o.unit.as_deref().unwrap_or("ms"))?;
     let digits = o.digits.unwrap_or(3);
-    let mut table = TableModel::new("Values compared across runs", &["group", "run", "value"]).numeric(&[2]);
+    let mut table =
+        TableModel::new("Values compared across runs", &["group", "run", "value"]).numeric(&[2]);
     let mut bars = Vec::new();
     for (group_index, (group, pattern)) in o.compare.iter().enumerate() {
         let (Some(group), Some(pattern)) = (group.as_str(), pattern.as_str()) else {
@@ -245,7 +265,10 @@ pub fn compare(engine: &Engine, body: &str) -> Outcome<String> {
         }
     }
     if bars.is_empty() {
-        return Err(fail("`compare` names no group", "add `NAME: FILE-OR-GLOB` entries"));
+        return Err(fail(
+            "`compare` names no group",
+            "add `NAME: FILE-OR-GLOB` entries",
+        ));
     }
     let chart = HBar {
         id: chart_id(&o.id, &o.value),
@@ -310,7 +333,13 @@ pub fn trace(engine: &Engine, body: &str) -> Outcome<String> {
             entries.sort_by(|a, b| b.1.total_us.total_cmp(&a.1.total_us).then(a.0.cmp(b.0)));
             let mut table = TableModel::new(
                 format!("Durations in {}", o.trace),
-                &[if tasks { "task" } else { "function" }, "calls", "total", "longest", "shortest"],
+                &[
+                    if tasks { "task" } else { "function" },
+                    "calls",
+                    "total",
+                    "longest",
+                    "shortest",
+                ],
             )
             .numeric(&[1, 2, 3, 4]);
             for (name, d) in entries.into_iter().take(top) {
@@ -326,7 +355,10 @@ pub fn trace(engine: &Engine, body: &str) -> Outcome<String> {
         }
         TraceView::Histogram => {
             let function = o.function.as_deref().ok_or_else(|| {
-                fail("`show: histogram` needs `function:`", "name the function whose durations to count")
+                fail(
+                    "`show: histogram` needs `function:`",
+                    "name the function whose durations to count",
+                )
             })?;
             let hist = stats.histograms.get(function).ok_or_else(|| {
                 fail(
@@ -405,7 +437,11 @@ pub fn probes(engine: &Engine, body: &str) -> Outcome<String> {
             let cell = match results.iter().find(|r| r.cpu == *cpu).and_then(|r| r.ms()) {
                 Some(ms) => {
                     let c = Cell::num(duration(ms, res));
-                    if ms > fastest * 10.0 { c.class("kl-slow") } else { c }
+                    if ms > fastest * 10.0 {
+                        c.class("kl-slow")
+                    } else {
+                        c
+                    }
                 }
                 None => Cell::num(""),
             };

@@ -32,13 +32,20 @@ pub fn histogram(engine: &Engine, body: &str) -> Outcome<String> {
     let text = engine.data.text(&o.histogram)?;
     let h = captures::parse_bucket_histogram(&text).map_err(|e| capture_error(&o.histogram, e))?;
     if h.buckets.is_empty() {
-        return Err(fail(format!("`{}` has no bucket", o.histogram), "expected `< BOUND : COUNT` lines"));
+        return Err(fail(
+            format!("`{}` has no bucket", o.histogram),
+            "expected `< BOUND : COUNT` lines",
+        ));
     }
     if let Some(total) = h.total
         && total != h.sum()
     {
         return Err(fail(
-            format!("`{}`: the buckets add up to {}, the total line says {total}", o.histogram, h.sum()),
+            format!(
+                "`{}`: the buckets add up to {}, the total line says {total}",
+                o.histogram,
+                h.sum()
+            ),
             "the capture is incomplete or garbled",
         ));
     }
@@ -83,9 +90,16 @@ pub fn counts(engine: &Engine, body: &str) -> Outcome<String> {
     let text = engine.data.text(&o.counts)?;
     let mut rows = captures::parse_counts(&text).map_err(|e| capture_error(&o.counts, e))?;
     rows.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-    let mut table = TableModel::new(format!("Call counts in {}", o.counts), &["function", "calls"]).numeric(&[1]);
+    let mut table = TableModel::new(
+        format!("Call counts in {}", o.counts),
+        &["function", "calls"],
+    )
+    .numeric(&[1]);
     for (count, name) in rows.into_iter().take(o.top.unwrap_or(usize::MAX)) {
-        table.rows.push(Row::new(vec![Cell::text(name).class("kl-mono"), Cell::num(count.to_string())]));
+        table.rows.push(Row::new(vec![
+            Cell::text(name).class("kl-mono"),
+            Cell::num(count.to_string()),
+        ]));
     }
     table.render(engine)
 }
@@ -114,8 +128,16 @@ pub fn counts_diff(engine: &Engine, body: &str) -> Outcome<String> {
     )
     .numeric(&[1, 2, 3]);
     for r in rows {
-        let name = r.left.as_ref().or(r.right.as_ref()).map(|(_, n)| n.clone()).unwrap_or_default();
-        let show = |side: &Option<(u64, String)>| side.as_ref().map_or("-".to_string(), |(c, _)| c.to_string());
+        let name = r
+            .left
+            .as_ref()
+            .or(r.right.as_ref())
+            .map(|(_, n)| n.clone())
+            .unwrap_or_default();
+        let show = |side: &Option<(u64, String)>| {
+            side.as_ref()
+                .map_or("-".to_string(), |(c, _)| c.to_string())
+        };
         let difference = match (&r.left, &r.right) {
             (Some((a, ln)), Some((b, rn))) if ln == rn => format!("{:+}", *b as i64 - *a as i64),
             (Some(_), Some(_)) => "different functions".to_string(),
@@ -148,7 +170,10 @@ pub fn bisect(engine: &Engine, body: &str) -> Outcome<String> {
     let text = engine.data.text(&o.bisect)?;
     let log = captures::parse_bisect_log(&text).map_err(|e| capture_error(&o.bisect, e))?;
     if log.steps.is_empty() {
-        return Err(fail(format!("`{}` has no verdict", o.bisect), "expected `git bisect TERM COMMIT` lines"));
+        return Err(fail(
+            format!("`{}` has no verdict", o.bisect),
+            "expected `git bisect TERM COMMIT` lines",
+        ));
     }
     let (old, new) = log.terms.clone().unwrap_or(("good".into(), "bad".into()));
     let mut table = TableModel::new(

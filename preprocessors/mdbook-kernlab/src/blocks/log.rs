@@ -40,9 +40,10 @@ impl Pattern {
 
     fn ranges(&self, text: &str, out: &mut Vec<(usize, usize)>) {
         match self {
-            Pattern::Text(t) if !t.is_empty() => {
-                out.extend(text.match_indices(t.as_str()).map(|(i, m)| (i, i + m.len())))
-            }
+            Pattern::Text(t) if !t.is_empty() => out.extend(
+                text.match_indices(t.as_str())
+                    .map(|(i, m)| (i, i + m.len())),
+            ),
             Pattern::Text(_) => {}
             Pattern::Regex(r) => out.extend(r.find_iter(text).map(|m| (m.start(), m.end()))),
         }
@@ -198,7 +199,10 @@ pub fn render(engine: &Engine, body: &str) -> Outcome<String> {
     let text = engine.data.text(&o.log)?;
     let all = read_lines(&text);
     if all.is_empty() {
-        return Err(fail(format!("`{}` is empty", o.log), "point at a capture with records"));
+        return Err(fail(
+            format!("`{}` is empty", o.log),
+            "point at a capture with records",
+        ));
     }
     let mut start = 0;
     let mut end = all.len();
@@ -238,8 +242,16 @@ pub fn render(engine: &Engine, body: &str) -> Outcome<String> {
                 )
             })?;
     }
-    let time_range = o.time.as_deref().map(|t| parse_range(t, "time")).transpose()?;
-    let matching = o.matching.as_deref().map(|m| Pattern::parse(m, "match")).transpose()?;
+    let time_range = o
+        .time
+        .as_deref()
+        .map(|t| parse_range(t, "time"))
+        .transpose()?;
+    let matching = o
+        .matching
+        .as_deref()
+        .map(|m| Pattern::parse(m, "match"))
+        .transpose()?;
     let highlights = o
         .highlight
         .map(OneOrMany::into_vec)
@@ -320,7 +332,12 @@ pub fn render(engine: &Engine, body: &str) -> Outcome<String> {
     engine.templates.render(
         "log",
         &Model {
-            label: format!("Lines {}-{} of {}", shown[0].number, shown[shown.len() - 1].number, o.log),
+            label: format!(
+                "Lines {}-{} of {}",
+                shown[0].number,
+                shown[shown.len() - 1].number,
+                o.log
+            ),
             file: o.log.clone(),
             time_header: match (clock, resolution >= 1_000_000) {
                 (Some(Clock::Wall), _) => "time",

@@ -25,9 +25,10 @@ use crate::Engine;
 use crate::error::{Failure, Outcome, fail};
 
 /// How a block is numbered when it has a caption.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum FigureKind {
+    #[default]
     Figure,
     Table,
     Listing,
@@ -71,12 +72,6 @@ pub struct Common {
     pub caption: Option<String>,
 }
 
-impl Default for FigureKind {
-    fn default() -> Self {
-        FigureKind::Figure
-    }
-}
-
 /// Read the kind, id and caption of a block body (also used to number figures before
 /// rendering).
 pub fn common(body: &str) -> Outcome<Common> {
@@ -117,7 +112,10 @@ pub fn common(body: &str) -> Outcome<Common> {
         match map.get(key) {
             None | Some(Value::Null) => Ok(None),
             Some(Value::String(s)) => Ok(Some(s.clone())),
-            Some(other) => Err(fail(format!("`{key}` must be text, not {other}"), "quote it")),
+            Some(other) => Err(fail(
+                format!("`{key}` must be text, not {other}"),
+                "quote it",
+            )),
         }
     };
     let id = string("id")?;
@@ -172,11 +170,15 @@ pub fn render(engine: &Engine, body: &str, label: Option<&str>) -> Outcome<Strin
         "bisect" => captures::bisect(engine, body)?,
         "table" => tables::table(engine, body)?,
         "ranges" => tables::ranges(engine, body)?,
-        other => return Err(Failure::new(format!("directive `{other}` is not implemented"))),
+        other => {
+            return Err(Failure::new(format!(
+                "directive `{other}` is not implemented"
+            )));
+        }
     };
     #[derive(Serialize)]
     struct Figure<'a> {
-        kind: FigureKind,
+        kind: &'a str,
         id: &'a str,
         body: String,
         caption: Option<&'a str>,
@@ -186,7 +188,7 @@ pub fn render(engine: &Engine, body: &str, label: Option<&str>) -> Outcome<Strin
     engine.templates.render(
         "figure",
         &Figure {
-            kind: c.figure,
+            kind: c.kind,
             id: &id,
             body: inner,
             caption: c.caption.as_deref(),
@@ -314,8 +316,19 @@ mod tests {
         let c = common("log: a.log\nid: x-1\ncaption: A log.\n").unwrap();
         assert_eq!((c.kind, c.figure), ("log", FigureKind::Listing));
         assert_eq!(c.id.as_deref(), Some("x-1"));
-        assert!(common("nothing: here\n").unwrap_err().hint.unwrap().contains("log,"));
-        assert!(common("log: a\nmtrr: b\n").unwrap_err().message.contains("several"));
+        assert!(
+            common("nothing: here\n")
+                .unwrap_err()
+                .hint
+                .unwrap()
+                .contains("log,")
+        );
+        assert!(
+            common("log: a\nmtrr: b\n")
+                .unwrap_err()
+                .message
+                .contains("several")
+        );
         assert!(common("log: a\nid: 'no spaces'\n").is_err());
         let e = common("log: a\n  bad: [\n").unwrap_err();
         assert!(e.message.starts_with("invalid block"), "{e:?}");

@@ -134,7 +134,10 @@ fn diff(engine: &Engine, o: &MtrrOptions, m: &MtrrReport) -> Outcome<String> {
             }
         })?;
     let mut table = TableModel::new(
-        format!("MTRRs of CPU {cpu} before and after the rewrite at line {}", run.line),
+        format!(
+            "MTRRs of CPU {cpu} before and after the rewrite at line {}",
+            run.line
+        ),
         &["register", "before", "after"],
     );
     if let (Some(b), Some(a)) = (run.deftype_before, run.deftype_after) {
@@ -246,7 +249,7 @@ fn proc(engine: &Engine, o: &MtrrOptions, m: &MtrrReport) -> Outcome<String> {
 fn size_text(bytes: u64) -> String {
     let units = [(1u64 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")];
     for (scale, name) in units {
-        if bytes >= scale && bytes % scale == 0 {
+        if bytes >= scale && bytes.is_multiple_of(scale) {
             return format!("{} {name}", bytes / scale);
         }
     }
@@ -276,14 +279,24 @@ pub fn deftype(engine: &Engine, body: &str) -> Outcome<String> {
     let o: DeftypeOptions = options(body)?;
     let mut table = TableModel::new(
         "IA32_MTRR_DEF_TYPE decoded",
-        &["", "value", "MTRRs (bit 11)", "fixed ranges (bit 10)", "default type (bits 0-7)"],
+        &[
+            "",
+            "value",
+            "MTRRs (bit 11)",
+            "fixed ranges (bit 10)",
+            "default type (bits 0-7)",
+        ],
     );
     let row = |label: String, d: DefType| {
         Row::new(vec![
             Cell::text(label),
             Cell::text(format!("{:#x}", d.raw)).class("kl-mono"),
             Cell::text(if d.enabled { "enabled" } else { "disabled" }),
-            Cell::text(if d.fixed_enabled { "enabled" } else { "disabled" }),
+            Cell::text(if d.fixed_enabled {
+                "enabled"
+            } else {
+                "disabled"
+            }),
             Cell::text(d.default_type.to_string()),
         ])
     };
@@ -291,7 +304,10 @@ pub fn deftype(engine: &Engine, body: &str) -> Outcome<String> {
         DeftypeSource::Values(values) => {
             for v in values {
                 let raw = u64::from_str_radix(v.trim_start_matches("0x"), 16).map_err(|_| {
-                    fail(format!("`{v}` is not a hexadecimal value"), "write values like 0xc06")
+                    fail(
+                        format!("`{v}` is not a hexadecimal value"),
+                        "write values like 0xc06",
+                    )
                 })?;
                 table.rows.push(row(String::new(), decode_deftype(raw)));
             }
@@ -303,7 +319,9 @@ pub fn deftype(engine: &Engine, body: &str) -> Outcome<String> {
                 return Err(no_runs(&file));
             }
             for cpu in m.cpus() {
-                let Some(r) = m.runs.iter().find(|r| r.cpu == cpu) else { continue };
+                let Some(r) = m.runs.iter().find(|r| r.cpu == cpu) else {
+                    continue;
+                };
                 if let Some(b) = r.deftype_before {
                     table.rows.push(row(format!("CPU {cpu} as found"), b));
                 }
@@ -316,7 +334,10 @@ pub fn deftype(engine: &Engine, body: &str) -> Outcome<String> {
         }
     }
     if table.rows.is_empty() {
-        return Err(fail("no value to decode", "list values like [0xc00, 0xc06]"));
+        return Err(fail(
+            "no value to decode",
+            "list values like [0xc00, 0xc06]",
+        ));
     }
     table.render(engine)
 }

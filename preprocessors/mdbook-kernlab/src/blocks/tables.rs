@@ -31,12 +31,14 @@ struct TableOptions {
 }
 
 fn rows<'a>(doc: &'a Value, pointer: &str, file: &str) -> Outcome<&'a Vec<Value>> {
-    doc.pointer(pointer).and_then(Value::as_array).ok_or_else(|| {
-        fail(
-            format!("`{file}` has no list at `{pointer}`"),
-            "set `rows:` to the JSON pointer of the list of rows",
-        )
-    })
+    doc.pointer(pointer)
+        .and_then(Value::as_array)
+        .ok_or_else(|| {
+            fail(
+                format!("`{file}` has no list at `{pointer}`"),
+                "set `rows:` to the JSON pointer of the list of rows",
+            )
+        })
 }
 
 fn cell_text(v: &Value) -> String {
@@ -102,14 +104,20 @@ pub fn ranges(engine: &Engine, body: &str) -> Outcome<String> {
     let mut table = TableModel::new(format!("Ranges in {}", o.ranges), &[&o.label, "ranges"]);
     for (i, item) in items.iter().enumerate() {
         let label = item.get(&o.label).map(cell_text).ok_or_else(|| {
-            fail(format!("row {} of `{}` has no `{}`", i + 1, o.ranges, o.label), "check `label:`")
-        })?;
-        let pairs = item.get(&o.field).and_then(Value::as_array).ok_or_else(|| {
             fail(
-                format!("row {} of `{}` has no list `{}`", i + 1, o.ranges, o.field),
-                "`field:` must name a list of [low, high] pairs",
+                format!("row {} of `{}` has no `{}`", i + 1, o.ranges, o.label),
+                "check `label:`",
             )
         })?;
+        let pairs = item
+            .get(&o.field)
+            .and_then(Value::as_array)
+            .ok_or_else(|| {
+                fail(
+                    format!("row {} of `{}` has no list `{}`", i + 1, o.ranges, o.field),
+                    "`field:` must name a list of [low, high] pairs",
+                )
+            })?;
         let mut texts = Vec::new();
         for pair in pairs {
             let (Some(lo), Some(hi)) = (
@@ -117,11 +125,19 @@ pub fn ranges(engine: &Engine, body: &str) -> Outcome<String> {
                 pair.get(1).and_then(Value::as_f64),
             ) else {
                 return Err(fail(
-                    format!("row {} of `{}`: `{pair}` is not a [low, high] pair", i + 1, o.ranges),
+                    format!(
+                        "row {} of `{}`: `{pair}` is not a [low, high] pair",
+                        i + 1,
+                        o.ranges
+                    ),
                     "write pairs of numbers",
                 ));
             };
-            let text = if lo == hi { format!("{lo}") } else { format!("{lo}-{hi}") };
+            let text = if lo == hi {
+                format!("{lo}")
+            } else {
+                format!("{lo}-{hi}")
+            };
             bars.push(Bar {
                 label: label.clone(),
                 start: lo,
@@ -133,7 +149,11 @@ pub fn ranges(engine: &Engine, body: &str) -> Outcome<String> {
         }
         table.rows.push(Row::new(vec![
             Cell::text(label),
-            Cell::text(if texts.is_empty() { "no data".into() } else { texts.join(", ") }),
+            Cell::text(if texts.is_empty() {
+                "no data".into()
+            } else {
+                texts.join(", ")
+            }),
         ]));
     }
     let chart = HBar {
