@@ -8,7 +8,12 @@
 //! a.log#/x - b.log#/x        (a.log#/x / b.log#/x) * 100     arithmetic
 //! ```
 //!
-//! A reference is `FILE#POINTER` (RFC 6901, with `*` for every array element). Logs are
+//! `FILE@/REGEX/` is the time stamp (in seconds) of the first line of a log whose message
+//! matches: `journal/b.log@/Finished/ - journal/a.log@/suspend exit/` is a duration.
+//!
+//! A reference is `FILE#POINTER` (RFC 6901, with `*` for every array element and
+//! `[field=value]` for the elements whose field has that value, e.g.
+//! `#/trace/functions/[name=_cpu_up]/max_ms`). Logs are
 //! read through kernlog's JSON report, YAML and JSON files as they are. Fields named
 //! `*_ms`, `*_s` and `*_us` carry time; everything is computed in seconds and shown in the
 //! unit the directive asks for.
@@ -77,17 +82,23 @@ fn tokenize(text: &str) -> Outcome<Vec<Token>> {
             }
             _ => {
                 let start = i;
+                let mut in_regex = false;
                 while i < chars.len()
-                    && !chars[i].is_whitespace()
-                    && chars[i] != '('
-                    && chars[i] != ')'
+                    && (in_regex
+                        || (!chars[i].is_whitespace() && chars[i] != '(' && chars[i] != ')'))
                 {
+                    // FILE@/regex/: the regex may contain blanks and brackets.
+                    if chars[i] == '/' && i > 0 && chars[i - 1] == '@' {
+                        in_regex = true;
+                    } else if in_regex && chars[i] == '/' {
+                        in_regex = false;
+                    }
                     i += 1;
                 }
                 let word: String = chars[start..i].iter().collect();
                 if i < chars.len() && chars[i] == '(' && !word.contains(['#', '/', '.']) {
                     tokens.push(Token::Func(word));
-                } else if word.contains('#') {
+                } else if word.contains('#') || word.contains("@/") {
                     tokens.push(Token::Ref(word));
                 } else {
                     return Err(fail(
@@ -275,8 +286,56 @@ fn aggregate(name: &str, values: &[Quantity]) -> Outcome<Quantity> {
     Ok(Quantity { value, time })
 }
 
+/// The time stamp of the first record of `file` whose message matches `/regex/`.
+fn record_time(reference: &str, data: &DataStore) -> Outcome<Quantity> {
+    let (file, pattern) = reference.split_once('@').unwrap_or((reference, ""));
+    let regex = pattern
+        .strip_prefix('/')
+        .and_then(|p| p.strip_suffix('/'))
+        .filter(|p| !p.is_empty())
+        .ok_or_else(|| fail(format!("`{pattern}` is not /regex/"), "write FILE@/regex/"))?;
+    let regex = regex::Regex::new(regex).map_err(|e| {
+        fail(
+            format!("`{regex}` is not a valid regex: {e}"),
+            "write FILE@/regex/",
+        )
+    })?;
+    let text = data.text(file)?;
+    let mut reader = kernlog::reader::RecordReader::new(text.as_bytes());
+    while let Some(Ok(r)) = reader.next_record() {
+        if regex.is_match(r.message) {
+            // trace-cmd lines carry their own time stamp.
+            let trace_time =
+                kernlog::trace::parse_trace_line(r.message).map(|l| l.time_us as f64 / 1e6);
+            if let Some(seconds) = trace_time {
+                return Ok(Quantity {
+                    value: seconds,
+                    time: 1,
+                });
+            }
+            let t = r.time.ok_or_else(|| {
+                fail(
+                    format!("the line of `{file}` matching {pattern} has no time stamp"),
+                    "choose a stamped line",
+                )
+            })?;
+            return Ok(Quantity {
+                value: t.seconds(),
+                time: 1,
+            });
+        }
+    }
+    Err(fail(
+        format!("no line of `{file}` matches {pattern}"),
+        "the pattern is matched against each message (without its time stamp)",
+    ))
+}
+
 /// Every value `FILE#POINTER` designates (a glob file and `*` pointer segments expand).
 pub fn lookup(reference: &str, data: &DataStore) -> Outcome<Vec<Quantity>> {
+    if !reference.contains('#') && reference.contains("@/") {
+        return Ok(vec![record_time(reference, data)?]);
+    }
     let (file, pointer) = reference
         .split_once('#')
         .ok_or_else(|| fail(format!("`{reference}` has no `#`"), "write FILE#POINTER"))?;
@@ -341,10 +400,29 @@ fn walk<'v>(value: &'v Value, pointer: &str, out: &mut Vec<&'v Value>) {
     }
     let (head, rest) = pointer.split_once('/').unwrap_or((pointer, ""));
     let key = head.replace("~1", "/").replace("~0", "~");
+    let selector = key
+        .strip_prefix('[')
+        .and_then(|k| k.strip_suffix(']'))
+        .and_then(|k| k.split_once('='));
     match value {
         Value::Array(items) if key == "*" => {
             for item in items {
                 walk(item, rest, out);
+            }
+        }
+        Value::Array(items) if selector.is_some() => {
+            let (field, wanted) = selector.unwrap_or_default();
+            for item in items {
+                let matches = match item.get(field) {
+                    Some(Value::String(s)) => s == wanted,
+                    Some(Value::Number(n)) => n.to_string() == wanted,
+                    Some(Value::Bool(b)) => b.to_string() == wanted,
+                    Some(_) => false,
+                    None => false,
+                };
+                if matches {
+                    walk(item, rest, out);
+                }
             }
         }
         Value::Array(items) => {
@@ -483,6 +561,8 @@ mod tests {
         assert_eq!(q.time, 0);
         assert!((q.value - 5.0 / 3.0).abs() < 1e-12);
         let q = evaluate("(max(t.yaml#/rows/*/n) - 1) * 2", &s).unwrap();
+        assert_eq!(evaluate("t.yaml#/rows/[n=5]/n", &s).unwrap().value, 5.0);
+        assert!(evaluate("t.yaml#/rows/[n=4]/n", &s).is_err());
         assert_eq!(q, Quantity::plain(8.0));
         assert_eq!(
             evaluate("count(run*.log#/cycles/*/enable_phase_ms)", &s)

@@ -17,9 +17,9 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use crate::Engine;
+use crate::book_index::BookIndex;
 use crate::error::{Outcome, fail};
 use crate::expr::{Unit, evaluate, format_value};
-use crate::figures::Figures;
 
 /// Split on blanks, keeping `"quoted text"` together; `key=value` pairs become options.
 fn split_args(text: &str) -> Outcome<(Vec<String>, BTreeMap<String, String>)> {
@@ -109,7 +109,7 @@ fn decimals_of(text: &str) -> usize {
 }
 
 /// Render one inline directive.
-pub fn render(engine: &Engine, text: &str, figures: &Figures, chapter: &str) -> Outcome<String> {
+pub fn render(engine: &Engine, text: &str, figures: &BookIndex, chapter: &str) -> Outcome<String> {
     let (form, rest) = text.split_once(char::is_whitespace).unwrap_or((text, ""));
     let (words, options) = split_args(rest)?;
     let expression = words.join(" ");

@@ -9,12 +9,12 @@
 //! HTML from the templates in `theme/kernlab/` --[`scan::splice`]--> Markdown for mdBook.
 
 pub mod blocks;
+pub mod book_index;
 pub mod charts;
 pub mod config;
 pub mod data;
 pub mod error;
 pub mod expr;
-pub mod figures;
 pub mod highlight;
 pub mod inline;
 pub mod references;
@@ -27,10 +27,10 @@ use anyhow::{Context, bail};
 use mdbook_preprocessor::book::{Book, BookItem};
 use mdbook_preprocessor::{Preprocessor, PreprocessorContext};
 
+use crate::book_index::BookIndex;
 use crate::config::Config;
 use crate::data::DataStore;
 use crate::error::{Failure, Problem};
-use crate::figures::Figures;
 use crate::references::{Symbols, Threads};
 use crate::render::Templates;
 use crate::scan::{Found, scan, splice};
@@ -95,7 +95,7 @@ impl Engine {
         markdown: &str,
         source: &Path,
         chapter: &str,
-        figures: &Figures,
+        figures: &BookIndex,
     ) -> Result<String, Vec<Problem>> {
         let mut problems: Vec<Problem> = figures
             .duplicates(chapter)
@@ -114,7 +114,10 @@ impl Engine {
                 Found::Block { body } => {
                     let label = figures.label(chapter, block_index);
                     block_index += 1;
-                    (blocks::render(self, body, label), site.line + 1)
+                    (
+                        blocks::render(self, body, label, figures, chapter),
+                        site.line + 1,
+                    )
                 }
                 Found::Inline { text } => (inline::render(self, text, figures, chapter), site.line),
                 Found::Code { language, body } => {
@@ -173,13 +176,14 @@ impl Preprocessor for KernLab {
             .context("invalid [preprocessor.kernlab] in book.toml")?
             .unwrap_or_default();
         let engine = Engine::load(&ctx.root, config)?;
-        let mut figures = Figures::default();
+        let mut figures = BookIndex::default();
         for item in book.iter() {
             if let BookItem::Chapter(ch) = item
                 && let Some(path) = &ch.path
             {
                 let number = ch.number.as_ref().map(ToString::to_string);
                 figures.collect(&html_path(path), number.as_deref(), &ch.content);
+                figures.set_title(&html_path(path), &ch.name);
             }
         }
         let src: PathBuf = ctx.config.book.src.clone();

@@ -4,8 +4,8 @@
 use std::path::{Path, PathBuf};
 
 use mdbook_kernlab::Engine;
+use mdbook_kernlab::book_index::BookIndex;
 use mdbook_kernlab::config::Config;
-use mdbook_kernlab::figures::Figures;
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -18,7 +18,7 @@ fn engine() -> Engine {
 /// Render a chapter made of `markdown` and return its HTML, or the problems joined.
 fn render(markdown: &str) -> Result<String, String> {
     let engine = engine();
-    let mut figures = Figures::default();
+    let mut figures = BookIndex::default();
     figures.collect("test.html", Some("1."), markdown);
     engine
         .process(markdown, Path::new("src/test.md"), "test.html", &figures)
@@ -173,7 +173,7 @@ fn log_text_is_escaped() {
             "```kernlab\nlog: evil.log\nhighlight: script\n```\n",
             Path::new("src/x.md"),
             "x.html",
-            &Figures::default(),
+            &BookIndex::default(),
         )
         .unwrap();
     assert!(!html.contains("<script>"), "{html}");

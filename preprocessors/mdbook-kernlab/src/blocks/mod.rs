@@ -22,6 +22,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::Engine;
+use crate::book_index::BookIndex;
 use crate::error::{Failure, Outcome, fail};
 
 /// How a block is numbered when it has a caption.
@@ -45,7 +46,7 @@ impl FigureKind {
 }
 
 /// The kinds, the option that names each, and how it is numbered.
-pub const KINDS: [(&str, FigureKind); 15] = [
+pub const KINDS: [(&str, FigureKind); 16] = [
     ("log", FigureKind::Listing),
     ("source", FigureKind::Listing),
     ("bringup", FigureKind::Figure),
@@ -61,6 +62,7 @@ pub const KINDS: [(&str, FigureKind); 15] = [
     ("counts-diff", FigureKind::Table),
     ("bisect", FigureKind::Table),
     ("table", FigureKind::Table),
+    ("catalog", FigureKind::Table),
 ];
 
 /// What every block has besides its kind's options.
@@ -152,7 +154,13 @@ pub fn options<T: DeserializeOwned>(body: &str) -> Outcome<T> {
 }
 
 /// Render a block: its HTML, wrapped in a numbered figure when it has a caption.
-pub fn render(engine: &Engine, body: &str, label: Option<&str>) -> Outcome<String> {
+pub fn render(
+    engine: &Engine,
+    body: &str,
+    label: Option<&str>,
+    index: &BookIndex,
+    chapter: &str,
+) -> Outcome<String> {
     let c = common(body)?;
     let inner = match c.kind {
         "log" => log::render(engine, body)?,
@@ -170,6 +178,7 @@ pub fn render(engine: &Engine, body: &str, label: Option<&str>) -> Outcome<Strin
         "bisect" => captures::bisect(engine, body)?,
         "table" => tables::table(engine, body)?,
         "ranges" => tables::ranges(engine, body)?,
+        "catalog" => tables::catalog(engine, body, index, chapter)?,
         other => {
             return Err(Failure::new(format!(
                 "directive `{other}` is not implemented"
@@ -217,6 +226,8 @@ pub struct Cell {
     pub text: String,
     pub class: String,
     pub lines: Vec<String>,
+    /// Trusted HTML built by the directive (links); shown instead of `text`.
+    pub html: String,
 }
 
 impl Cell {

@@ -168,3 +168,85 @@ pub fn ranges(engine: &Engine, body: &str) -> Outcome<String> {
     html.push_str(&table.render(engine)?);
     Ok(html)
 }
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CatalogOptions {
+    /// The manifest: a YAML list of entries with `path`, `kind`, `kernel`, `source`,
+    /// `section`, `records`.
+    catalog: String,
+    #[allow(dead_code)]
+    id: Option<String>,
+    #[allow(dead_code)]
+    caption: Option<String>,
+}
+
+/// The data catalog: one row per manifest entry, with the chapters that render the file.
+pub fn catalog(
+    engine: &Engine,
+    body: &str,
+    index: &crate::book_index::BookIndex,
+    chapter: &str,
+) -> Outcome<String> {
+    let o: CatalogOptions = options(body)?;
+    let doc = engine.data.document(&o.catalog)?;
+    let entries = doc.as_array().ok_or_else(|| {
+        fail(
+            format!("`{}` is not a list of entries", o.catalog),
+            "the manifest is a YAML list with one entry per data file",
+        )
+    })?;
+    let mut table = TableModel::new(
+        format!("Data files listed in {}", o.catalog),
+        &["file", "kind", "kernel", "from", "records", "shown in"],
+    )
+    .numeric(&[4]);
+    for (i, entry) in entries.iter().enumerate() {
+        let field = |key: &str| entry.get(key).map(cell_text).unwrap_or_default();
+        let path = field("path");
+        if path.is_empty() {
+            return Err(fail(
+                format!("entry {} of `{}` has no `path`", i + 1, o.catalog),
+                "every manifest entry names its file",
+            ));
+        }
+        engine.data.resolve(&path).map_err(|_| {
+            fail(
+                format!(
+                    "`{}` lists `{path}`, which is not in the data directory",
+                    o.catalog
+                ),
+                "remove the entry or add the file",
+            )
+        })?;
+        let used: Vec<String> = index
+            .uses(&path)
+            .into_iter()
+            .map(|(c, title)| {
+                format!(
+                    "<a href=\"{}\">{}</a>",
+                    crate::render::escape(&index.chapter_href(&c, chapter)),
+                    crate::render::escape(&title)
+                )
+            })
+            .collect();
+        let source = field("source");
+        let seed = source.split('_').next().unwrap_or(&source).to_string();
+        table.rows.push(Row::new(vec![
+            Cell::text(path).class("kl-mono"),
+            Cell::text(field("kind")),
+            Cell::text(field("kernel")),
+            Cell::text(format!("seed {seed}, {}", field("section"))),
+            Cell::num(field("records")),
+            Cell {
+                html: if used.is_empty() {
+                    "not shown".into()
+                } else {
+                    used.join(", ")
+                },
+                ..Cell::default()
+            },
+        ]));
+    }
+    table.render(engine)
+}

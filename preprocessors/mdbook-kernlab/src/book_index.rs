@@ -1,8 +1,11 @@
 //! Numbered figures, tables and listings, and references to them across chapters.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
-use crate::blocks::common;
+use globset::Glob;
+use serde_json::Value;
+
+use crate::blocks::{KINDS, common};
 use crate::error::{Outcome, fail};
 use crate::scan::{Found, scan};
 
@@ -15,22 +18,37 @@ struct Entry {
 
 /// Every captioned block of the book, numbered per chapter and kind.
 #[derive(Debug, Default)]
-pub struct Figures {
+pub struct BookIndex {
     by_id: BTreeMap<String, Entry>,
     /// Labels of each chapter's blocks in order (`None` for uncaptioned ones).
     labels: BTreeMap<String, Vec<Option<String>>>,
     duplicates: BTreeMap<String, Vec<String>>,
+    /// Data files (or globs) each chapter reads, and the chapters' titles.
+    uses: BTreeMap<String, BTreeSet<String>>,
+    titles: BTreeMap<String, String>,
 }
 
-impl Figures {
+impl BookIndex {
     /// Number the blocks of one chapter. `number` is mdBook's section number ("2.").
     pub fn collect(&mut self, chapter: &str, number: Option<&str>, markdown: &str) {
         let mut counters: BTreeMap<&'static str, usize> = BTreeMap::new();
         let mut labels = Vec::new();
         for site in scan(markdown) {
-            let Found::Block { body } = site.found else {
-                continue;
+            let body = match site.found {
+                Found::Block { body } => body,
+                Found::Inline { text } => {
+                    for word in text.split(|c: char| c.is_whitespace() || c == '(' || c == ')') {
+                        if let Some((file, _)) =
+                            word.split_once('#').or_else(|| word.split_once("@/"))
+                        {
+                            self.record_use(file, chapter);
+                        }
+                    }
+                    continue;
+                }
+                Found::Code { .. } => continue,
             };
+            self.record_files(&body, chapter);
             // Malformed blocks are reported when the chapter is rendered.
             let Ok(c) = common(&body) else {
                 labels.push(None);
@@ -64,6 +82,61 @@ impl Figures {
         self.labels.insert(chapter.to_string(), labels);
     }
 
+    /// Remember the chapter's title for links to it.
+    pub fn set_title(&mut self, chapter: &str, title: &str) {
+        self.titles.insert(chapter.to_string(), title.to_string());
+    }
+
+    fn record_use(&mut self, file: &str, chapter: &str) {
+        self.uses
+            .entry(file.to_string())
+            .or_default()
+            .insert(chapter.to_string());
+    }
+
+    /// The data files named by a block: the value of its kind key (a path, or a mapping
+    /// of names to paths for `compare`).
+    fn record_files(&mut self, body: &str, chapter: &str) {
+        let Ok(Value::Object(map)) = yaml_serde::from_str::<Value>(body) else {
+            return;
+        };
+        for (kind, _) in KINDS {
+            match map.get(kind) {
+                Some(Value::String(file)) => self.record_use(file, chapter),
+                Some(Value::Object(groups)) => {
+                    for file in groups.values().filter_map(Value::as_str) {
+                        self.record_use(file, chapter);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// `(chapter, title)` of every chapter that reads `file` (directly or through a glob).
+    pub fn uses(&self, file: &str) -> Vec<(String, String)> {
+        let mut chapters = BTreeSet::new();
+        for (pattern, users) in &self.uses {
+            let hit = pattern == file
+                || Glob::new(pattern).is_ok_and(|g| g.compile_matcher().is_match(file));
+            if hit {
+                chapters.extend(users.iter().cloned());
+            }
+        }
+        chapters
+            .into_iter()
+            .map(|c| {
+                let title = self.titles.get(&c).cloned().unwrap_or_else(|| c.clone());
+                (c, title)
+            })
+            .collect()
+    }
+
+    /// A link from one chapter to another (relative, as mdBook pages need).
+    pub fn chapter_href(&self, to: &str, from: &str) -> String {
+        format!("{}{to}", "../".repeat(from.matches('/').count()))
+    }
+
     /// The label of the `index`-th block of a chapter.
     pub fn label(&self, chapter: &str, index: usize) -> Option<&str> {
         self.labels.get(chapter)?.get(index)?.as_deref()
@@ -85,8 +158,7 @@ impl Figures {
         let href = if entry.chapter == from_chapter {
             format!("#{id}")
         } else {
-            let depth = from_chapter.matches('/').count();
-            format!("{}{}#{id}", "../".repeat(depth), entry.chapter)
+            format!("{}#{id}", self.chapter_href(&entry.chapter, from_chapter))
         };
         Ok((href, entry.label.clone()))
     }
@@ -98,7 +170,7 @@ mod tests {
 
     #[test]
     fn numbering_and_links() {
-        let mut f = Figures::default();
+        let mut f = BookIndex::default();
         let md = "```kernlab\nlog: a\ncaption: A\nid: l1\n```\n\n```kernlab\nbringup: b\ncaption: B\nid: f1\n```\n\n```kernlab\nlog: c\n```\n\n```kernlab\nlog: d\ncaption: D\n```\n";
         f.collect("journey.html", Some("2."), md);
         assert_eq!(f.label("journey.html", 0), Some("Listing 2.1"));
@@ -117,5 +189,18 @@ mod tests {
             "```kernlab\nlog: a\ncaption: again\nid: l1\n```\n",
         );
         assert_eq!(f.duplicates("other.html").len(), 1);
+        f.collect(
+            "related/x.html",
+            None,
+            "{{kl:value mean(dmesg/run*.log#/cycles/0/x_ms)}}\n\n```kernlab\ncompare:\n  a: b.log\nvalue: /x\n```\n",
+        );
+        f.set_title("related/x.html", "X");
+        assert_eq!(
+            f.uses("dmesg/run1.log"),
+            [("related/x.html".to_string(), "X".to_string())]
+        );
+        assert_eq!(f.uses("b.log").len(), 1);
+        assert_eq!(f.uses("a").len(), 2);
+        assert!(f.uses("zzz").is_empty());
     }
 }
