@@ -7,6 +7,8 @@
 
 use std::fmt;
 
+use serde::Serialize;
+
 /// A line that does not have the expected shape.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CaptureError {
@@ -49,7 +51,7 @@ fn count_pair(text: &str) -> Option<(u64, String)> {
 }
 
 /// One row of a `diff -y` of two count files.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct CountDiffRow {
     pub left: Option<(u64, String)>,
     pub right: Option<(u64, String)>,
@@ -86,7 +88,7 @@ pub fn parse_count_diff(text: &str) -> Result<Vec<CountDiffRow>, CaptureError> {
 }
 
 /// A histogram printed as `< BOUND : COUNT` rows and a `total : N` line.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct BucketHistogram {
     /// (exclusive upper bound, count), in file order.
     pub buckets: Vec<(u64, u64)>,
@@ -124,7 +126,7 @@ pub fn parse_bucket_histogram(text: &str) -> Result<BucketHistogram, CaptureErro
 }
 
 /// One run of a command under the shell's `time`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct TimedRun {
     /// Output lines of the command itself, before the timing.
     pub output: Vec<String>,
@@ -192,7 +194,7 @@ pub fn parse_sysfs(text: &str) -> Result<Vec<(String, String)>, CaptureError> {
 }
 
 /// One verdict of a `git bisect log`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct BisectStep {
     pub line: usize,
     /// The term used (`good`, `bad`, or custom terms such as `slow` / `fast`).
@@ -203,7 +205,7 @@ pub struct BisectStep {
 }
 
 /// A parsed bisect log.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
 pub struct BisectLog {
     /// `--term-old` / `--term-new` from `git bisect start`, if given.
     pub terms: Option<(String, String)>,

@@ -117,11 +117,14 @@ impl DataStore {
                     )
                 })?
             }
-            _ => {
-                let analysis = self.analysis(rel)?;
-                serde_json::to_value(Report::new(&analysis))
-                    .map_err(|e| Failure::new(format!("cannot represent `{rel}`: {e}")))?
-            }
+            _ => match capture_document(&self.text(rel)?) {
+                Some(doc) => doc,
+                None => {
+                    let analysis = self.analysis(rel)?;
+                    serde_json::to_value(Report::new(&analysis))
+                        .map_err(|e| Failure::new(format!("cannot represent `{rel}`: {e}")))?
+                }
+            },
         };
         let doc = Rc::new(doc);
         self.documents.borrow_mut().insert(path, doc.clone());
@@ -169,6 +172,92 @@ impl DataStore {
     }
 }
 
+/// The small captures as JSON documents, recognised by their shape:
+///
+/// * `grep .` sysfs dumps: nested objects along the path, e.g.
+///   `#/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq` (numbers where they parse);
+/// * shell `time` runs: `{"runs": [{"output", "real_s", "user_s", "sys_s"}]}`;
+/// * `< BOUND : COUNT` histograms: `{"buckets": [[bound, count]], "total"}`;
+/// * `git bisect log`: `{"terms", "steps": [{"term", "commit", "subject"}], "first"}`;
+/// * `diff -y` of call counts: `{"rows": [{"name", "left", "right", "difference"}]}`
+///   (difference: absolute, null where a function is on one side only);
+/// * `uniq -c` call counts: `{"counts": [{"name", "count"}]}`.
+///
+/// Anything else is a log, read through kernlog's report.
+fn capture_document(text: &str) -> Option<Value> {
+    use kernlog::captures;
+    if let Ok(entries) = captures::parse_sysfs(text) {
+        let mut root = serde_json::Map::new();
+        for (path, value) in entries {
+            let mut node = &mut root;
+            let parts: Vec<&str> = path.trim_start_matches('/').split('/').collect();
+            let (last, dirs) = parts.split_last()?;
+            for dir in dirs {
+                node = node
+                    .entry(dir.to_string())
+                    .or_insert_with(|| Value::Object(serde_json::Map::new()))
+                    .as_object_mut()?;
+            }
+            let value = match value.parse::<i64>() {
+                Ok(n) => Value::from(n),
+                Err(_) => Value::from(value),
+            };
+            node.insert(last.to_string(), value);
+        }
+        return Some(Value::Object(root));
+    }
+    if text.lines().any(|l| l.trim_start().starts_with("real "))
+        && let Ok(runs) = captures::parse_timed_runs(text)
+        && !runs.is_empty()
+    {
+        return Some(serde_json::json!({ "runs": runs }));
+    }
+    if let Ok(h) = captures::parse_bucket_histogram(text)
+        && !h.buckets.is_empty()
+    {
+        return serde_json::to_value(h).ok();
+    }
+    let diff_like = text.lines().any(|l| {
+        let l = l.trim();
+        l.contains(" | ") || l.ends_with('<') || l.starts_with('>')
+    });
+    if diff_like && let Ok(rows) = captures::parse_count_diff(text) {
+        let rows: Vec<Value> = rows
+            .iter()
+            .map(|r| {
+                let side = |s: &Option<(u64, String)>| s.as_ref().map(|(c, _)| *c);
+                let name = r.left.as_ref().or(r.right.as_ref()).map(|(_, n)| n.clone());
+                let difference = match (side(&r.left), side(&r.right)) {
+                    (Some(a), Some(b)) => Some(b as i64 - a as i64),
+                    _ => None,
+                };
+                serde_json::json!({
+                    "name": name,
+                    "left": side(&r.left),
+                    "right": side(&r.right),
+                    "difference": difference.map(i64::abs),
+                })
+            })
+            .collect();
+        return Some(serde_json::json!({ "rows": rows }));
+    }
+    if let Ok(counts) = captures::parse_counts(text)
+        && !counts.is_empty()
+    {
+        let counts: Vec<Value> = counts
+            .into_iter()
+            .map(|(count, name)| serde_json::json!({ "name": name, "count": count }))
+            .collect();
+        return Some(serde_json::json!({ "counts": counts }));
+    }
+    if text.trim_start().starts_with("git bisect")
+        && let Ok(log) = captures::parse_bisect_log(text)
+    {
+        return serde_json::to_value(log).ok();
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -202,5 +291,22 @@ mod tests {
         assert_eq!(store.glob("*.log").unwrap(), ["a.log"]);
         assert!(store.glob("*.none").is_err());
         assert!(store.glob("../*").is_err());
+        std::fs::write(
+            dir.path().join("data/s.txt"),
+            "/sys/a/b:3400000\n/sys/a/c:performance\n",
+        )
+        .unwrap();
+        let doc = store.document("s.txt").unwrap();
+        assert_eq!(doc.pointer("/sys/a/b"), Some(&Value::from(3_400_000)));
+        assert_eq!(doc.pointer("/sys/a/c"), Some(&Value::from("performance")));
+        std::fs::write(
+            dir.path().join("data/t.txt"),
+            "42\nreal 0m2.190s\nuser 0m0.1s\nsys 0m1.9s\n",
+        )
+        .unwrap();
+        assert_eq!(
+            store.document("t.txt").unwrap().pointer("/runs/0/real_s"),
+            Some(&Value::from(2.19))
+        );
     }
 }

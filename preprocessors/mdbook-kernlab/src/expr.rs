@@ -367,6 +367,10 @@ pub fn lookup(reference: &str, data: &DataStore) -> Outcome<Vec<Quantity>> {
                 "check the pointer against `kernlog analyze --json` of the file (or the YAML)",
             ));
         }
+        // Expanded pointers skip elements without a value (null), as long as some remain.
+        if (pointer.contains('*') || pointer.contains('[')) && found.iter().any(|v| !v.is_null()) {
+            found.retain(|v| !v.is_null());
+        }
         for v in found {
             let n = v.as_f64().ok_or_else(|| {
                 if v.is_null() {
@@ -399,27 +403,34 @@ fn walk<'v>(value: &'v Value, pointer: &str, out: &mut Vec<&'v Value>) {
         return;
     }
     let (head, rest) = pointer.split_once('/').unwrap_or((pointer, ""));
-    let key = head.replace("~1", "/").replace("~0", "~");
-    let selector = key
+    let key = percent_decode(head).replace("~1", "/").replace("~0", "~");
+    // `[field=value&field=value]` selects the array elements matching every condition.
+    let selector: Option<Vec<(&str, &str)>> = key
         .strip_prefix('[')
         .and_then(|k| k.strip_suffix(']'))
-        .and_then(|k| k.split_once('='));
+        .map(|k| k.split('&').filter_map(|c| c.split_once('=')).collect());
     match value {
         Value::Array(items) if key == "*" => {
             for item in items {
                 walk(item, rest, out);
             }
         }
-        Value::Array(items) if selector.is_some() => {
-            let (field, wanted) = selector.unwrap_or_default();
+        Value::Object(map) if key == "*" => {
+            for item in map.values() {
+                walk(item, rest, out);
+            }
+        }
+        Value::Array(items) if selector.as_ref().is_some_and(|s| !s.is_empty()) => {
+            let conditions = selector.unwrap_or_default();
             for item in items {
-                let matches = match item.get(field) {
-                    Some(Value::String(s)) => s == wanted,
-                    Some(Value::Number(n)) => n.to_string() == wanted,
-                    Some(Value::Bool(b)) => b.to_string() == wanted,
-                    Some(_) => false,
-                    None => false,
-                };
+                let matches = conditions
+                    .iter()
+                    .all(|(field, wanted)| match item.get(*field) {
+                        Some(Value::String(s)) => s == wanted,
+                        Some(Value::Number(n)) => n.to_string() == *wanted,
+                        Some(Value::Bool(b)) => b.to_string() == *wanted,
+                        _ => false,
+                    });
                 if matches {
                     walk(item, rest, out);
                 }
@@ -437,6 +448,27 @@ fn walk<'v>(value: &'v Value, pointer: &str, out: &mut Vec<&'v Value>) {
         }
         _ => {}
     }
+}
+
+/// `%20` and other `%XX` escapes of a URI fragment (RFC 6901, section 6).
+fn percent_decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%'
+            && let Some(v) = text
+                .get(i + 1..i + 3)
+                .and_then(|h| u8::from_str_radix(h, 16).ok())
+        {
+            out.push(v);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// How to show a computed quantity.
@@ -563,6 +595,16 @@ mod tests {
         let q = evaluate("(max(t.yaml#/rows/*/n) - 1) * 2", &s).unwrap();
         assert_eq!(evaluate("t.yaml#/rows/[n=5]/n", &s).unwrap().value, 5.0);
         assert!(evaluate("t.yaml#/rows/[n=4]/n", &s).is_err());
+        std::fs::write(
+            s.dir().join("u.yaml"),
+            "rows:\n  - {a: x y, n: 1, m: 7}\n  - {a: x y, n: 2, m: 9}\n",
+        )
+        .unwrap();
+        assert_eq!(
+            evaluate("u.yaml#/rows/[a=x%20y&n=2]/m", &s).unwrap().value,
+            9.0
+        );
+        assert_eq!(evaluate("max(u.yaml#/*/*/m)", &s).unwrap().value, 9.0);
         assert_eq!(q, Quantity::plain(8.0));
         assert_eq!(
             evaluate("count(run*.log#/cycles/*/enable_phase_ms)", &s)
