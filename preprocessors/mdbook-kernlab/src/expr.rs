@@ -259,6 +259,9 @@ impl ExprParser<'_> {
                         "write e.g. mean(FILE#POINTER)",
                     ));
                 }
+                if name == "count" {
+                    return Ok(Quantity::plain(count(&arg, self.data)? as f64));
+                }
                 let values = lookup(&arg, self.data)?;
                 aggregate(&name, &values)
             }
@@ -331,6 +334,22 @@ fn record_time(reference: &str, data: &DataStore) -> Outcome<Quantity> {
     ))
 }
 
+/// How many non-null values `FILE#POINTER` designates (of any type).
+fn count(reference: &str, data: &DataStore) -> Outcome<usize> {
+    let (file, pointer) = reference
+        .split_once('#')
+        .ok_or_else(|| fail(format!("`{reference}` has no `#`"), "write FILE#POINTER"))?;
+    let mut n = 0;
+    for f in data.glob(file)? {
+        let doc = data.document(&f)?;
+        n += select(&doc, pointer.trim_start_matches('/'))
+            .iter()
+            .filter(|v| !v.is_null())
+            .count();
+    }
+    Ok(n)
+}
+
 /// Every value `FILE#POINTER` designates (a glob file and `*` pointer segments expand).
 pub fn lookup(reference: &str, data: &DataStore) -> Outcome<Vec<Quantity>> {
     if !reference.contains('#') && reference.contains("@/") {
@@ -395,6 +414,14 @@ pub fn lookup(reference: &str, data: &DataStore) -> Outcome<Vec<Quantity>> {
         }
     }
     Ok(out)
+}
+
+/// Every value `pointer` (without its leading `/`) designates in `value`, with the `*` and
+/// `[field=value]` extensions.
+pub fn select<'v>(value: &'v Value, pointer: &str) -> Vec<&'v Value> {
+    let mut out = Vec::new();
+    walk(value, pointer, &mut out);
+    out
 }
 
 fn walk<'v>(value: &'v Value, pointer: &str, out: &mut Vec<&'v Value>) {

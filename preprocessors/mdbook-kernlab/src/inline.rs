@@ -6,6 +6,7 @@
 //! | `{{kl:claim EXPR stated=16.5 unit=s tol=0.1}}` | the stated number; the build fails if the data disagrees by more than `tol` |
 //! | `{{kl:compare EXPR stated=16.5 unit=s}}` | the stated number with the computed one beside it |
 //! | `{{kl:reported 20 s}}` | a number reported without data, marked as such |
+//! | `{{kl:text FILE#POINTER}}` | a text field of a data file, e.g. a table cell |
 //! | `{{kl:sym NAME}}`, `{{kl:sym NAME@v7.3.4}}` | a link to the symbol's definition on elixir.bootlin.com |
 //! | `{{kl:thread KEY}}` | a link to a mailing-list thread or commit |
 //! | `{{kl:ref ID}}` | "Figure 2.3", linked |
@@ -184,6 +185,39 @@ pub fn render(engine: &Engine, text: &str, figures: &BookIndex, chapter: &str) -
             };
             engine.templates.render("value", &model)
         }
+        "text" => {
+            check_options(&options, &[], form)?;
+            let [reference] = words.as_slice() else {
+                return Err(fail("`text` takes one FILE#POINTER", "write e.g. {{kl:text t.yaml#/rows/0/name}}"));
+            };
+            let (file, pointer) = reference.split_once('#').ok_or_else(|| {
+                fail(format!("`{reference}` has no `#`"), "write FILE#POINTER")
+            })?;
+            let doc = engine.data.document(file)?;
+            let found = crate::expr::select(&doc, pointer.trim_start_matches('/'));
+            let [value] = found.as_slice() else {
+                return Err(fail(
+                    format!("`{reference}` designates {} values, not one", found.len()),
+                    "check the pointer against the file",
+                ));
+            };
+            let text = match *value {
+                serde_json::Value::String(s) => s.clone(),
+                serde_json::Value::Null => {
+                    return Err(fail(format!("`{reference}` is null"), "point at a field with a value"));
+                }
+                other => other.to_string(),
+            };
+            engine.templates.render(
+                "value",
+                &ValueModel {
+                    class: "kl-data-text",
+                    title: format!("from {reference}"),
+                    text,
+                    ..ValueModel::default()
+                },
+            )
+        }
         "reported" => {
             check_options(&options, &["by"], form)?;
             if words.is_empty() {
@@ -282,7 +316,7 @@ pub fn render(engine: &Engine, text: &str, figures: &BookIndex, chapter: &str) -
         }
         other => Err(fail(
             format!("unknown inline directive `{other}`"),
-            "use value, claim, compare, reported, sym, thread or ref",
+            "use value, claim, compare, reported, text, sym, thread or ref",
         )),
     }
 }
