@@ -130,3 +130,37 @@ pub fn analyze_str(text: &str) -> Analysis {
         Err(never) => unreachable!("reading from memory cannot fail: {never}"),
     }
 }
+
+/// How many MTRR set-state runs (one per CPU per rendezvous) happened in each step of a
+/// resume: before the secondary CPUs start (`boot CPU`), while CPU n is brought up
+/// (`CPU n`), and after the last one is up (`after bring-up`). Shows the cost of checking
+/// every online CPU each time one more comes up.
+pub fn rendezvous_per_step(analysis: &Analysis, cycle: usize) -> Option<Vec<(String, usize)>> {
+    let c = analysis.cycles.get(cycle)?;
+    let enable = c.enable_start?.line;
+    let runs: Vec<u64> = analysis
+        .mtrr
+        .runs
+        .iter()
+        .filter(|r| r.flags.is_some())
+        .map(|r| r.line)
+        .collect();
+    let mut steps = vec![(
+        "boot CPU".to_string(),
+        runs.iter().filter(|l| **l < enable).count(),
+    )];
+    let mut from = enable;
+    for cpu in &c.cpus {
+        let up = cpu.up?.line;
+        steps.push((
+            format!("CPU {}", cpu.cpu),
+            runs.iter().filter(|l| **l > from && **l < up).count(),
+        ));
+        from = up;
+    }
+    steps.push((
+        "after bring-up".to_string(),
+        runs.iter().filter(|l| **l > from).count(),
+    ));
+    Some(steps)
+}

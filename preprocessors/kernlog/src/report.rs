@@ -114,6 +114,9 @@ pub struct MtrrDoc {
     pub proc_mtrr: Vec<Vec<RangeDoc>>,
     pub changes: Vec<CpuChangesDoc>,
     pub inconsistent_cpus: Vec<u32>,
+    /// MTRR checks per step of the first cycle's bring-up (see
+    /// [`crate::analysis::rendezvous_per_step`]); empty without runs or bring-up.
+    pub rendezvous: Vec<StepDoc>,
     pub warnings: Vec<WarningDoc>,
     pub bits_mismatch_lines: Vec<u64>,
 }
@@ -206,6 +209,12 @@ pub struct FixedChangeDoc {
 }
 
 #[derive(Debug, Serialize)]
+pub struct StepDoc {
+    pub step: String,
+    pub checks: usize,
+}
+
+#[derive(Debug, Serialize)]
 pub struct WarningDoc {
     pub line: u64,
     pub text: String,
@@ -261,7 +270,7 @@ impl Report {
                 .enumerate()
                 .map(|(i, c)| cycle_doc(i, c))
                 .collect(),
-            mtrr: mtrr_doc(&analysis.mtrr),
+            mtrr: mtrr_doc(analysis),
             trace: (analysis.trace.lines > 0).then(|| trace_doc(&analysis.trace)),
             probes: analysis
                 .probes
@@ -467,8 +476,19 @@ fn run_doc(r: &MtrrRun) -> RunDoc {
     }
 }
 
-fn mtrr_doc(m: &MtrrReport) -> MtrrDoc {
+fn mtrr_doc(analysis: &Analysis) -> MtrrDoc {
+    let m: &MtrrReport = &analysis.mtrr;
+    let rendezvous = if m.runs.is_empty() {
+        Vec::new()
+    } else {
+        crate::analysis::rendezvous_per_step(analysis, 0)
+            .unwrap_or_default()
+            .into_iter()
+            .map(|(step, checks)| StepDoc { step, checks })
+            .collect()
+    };
     MtrrDoc {
+        rendezvous,
         boots: m.boot_tables.iter().map(boot_doc).collect(),
         proc_mtrr: m
             .proc_dumps

@@ -598,34 +598,17 @@ fn compute(id: &str) -> Option<Value> {
         }
         "F51" => {
             let a = analysis("mtrr/resume-6.16.7-debug-conditional-fix.log");
-            let c = &a.cycles[0];
+            let steps = kernlog::analysis::rendezvous_per_step(&a, 0).unwrap();
             let mut per_phase = serde_json::Map::new();
-            let enable = c.enable_start.unwrap().line;
-            let ups: Vec<(u32, u64)> = c.cpus.iter().map(|x| (x.cpu, x.up.unwrap().line)).collect();
-            let runs: Vec<u64> = a
-                .mtrr
-                .runs
-                .iter()
-                .filter(|r| r.flags.is_some())
-                .map(|r| r.line)
-                .collect();
-            per_phase.insert(
-                "bp".into(),
-                json!(runs.iter().filter(|l| **l < enable).count()),
-            );
-            let mut from = enable;
-            for (cpu, up) in &ups {
-                per_phase.insert(
-                    format!("online{cpu}"),
-                    json!(runs.iter().filter(|l| **l > from && **l < *up).count()),
-                );
-                from = *up;
+            for (step, n) in &steps {
+                let key = match step.as_str() {
+                    "boot CPU" => "bp".to_string(),
+                    "after bring-up" => "aps_init".to_string(),
+                    cpu => format!("online{}", cpu.trim_start_matches("CPU ")),
+                };
+                per_phase.insert(key, json!(n));
             }
-            per_phase.insert(
-                "aps_init".into(),
-                json!(runs.iter().filter(|l| **l > from).count()),
-            );
-            let during: usize = runs.iter().filter(|l| **l > enable && **l < from).count();
+            let during: usize = steps[1..steps.len() - 1].iter().map(|(_, n)| n).sum();
             json!({"per_phase": per_phase, "during_bringup": during, "formula_n8": 8 * 9 / 2})
         }
         "F52" => {

@@ -17,6 +17,7 @@ enum MtrrView {
     Diff,
     Boot,
     Proc,
+    Rendezvous,
 }
 
 #[derive(Debug, Deserialize)]
@@ -28,7 +29,6 @@ struct MtrrOptions {
     cpu: Option<u32>,
     /// For `changes`: list every run, not one row per CPU.
     all_runs: Option<bool>,
-    #[allow(dead_code)]
     id: Option<String>,
     #[allow(dead_code)]
     caption: Option<String>,
@@ -51,6 +51,7 @@ pub fn render(engine: &Engine, body: &str) -> Outcome<String> {
         MtrrView::Diff => diff(engine, &o, m),
         MtrrView::Boot => boot(engine, &o, m),
         MtrrView::Proc => proc(engine, &o, m),
+        MtrrView::Rendezvous => rendezvous(engine, &o, &analysis),
     }
 }
 
@@ -115,6 +116,53 @@ fn changes(engine: &Engine, o: &MtrrOptions, m: &MtrrReport) -> Outcome<String> 
         }
     }
     table.render(engine)
+}
+
+/// MTRR runs per step of the bring-up, as a chart and a table.
+fn rendezvous(engine: &Engine, o: &MtrrOptions, analysis: &kernlog::Analysis) -> Outcome<String> {
+    if analysis.mtrr.runs.is_empty() {
+        return Err(no_runs(&o.mtrr));
+    }
+    let steps = kernlog::analysis::rendezvous_per_step(analysis, 0).ok_or_else(|| {
+        fail(
+            format!("`{}` has no complete CPU bring-up to split the runs by", o.mtrr),
+            "the capture needs `Enabling non-boot CPUs` and every `CPUn is up` line",
+        )
+    })?;
+    let total: usize = steps.iter().map(|(_, n)| n).sum();
+    let mut table = TableModel::new(
+        format!("MTRR checks per step of the resume in {}", o.mtrr),
+        &["step", "MTRR checks"],
+    )
+    .numeric(&[1]);
+    let mut bars = Vec::new();
+    for (label, n) in &steps {
+        table.rows.push(Row::new(vec![Cell::text(label.clone()), Cell::num(n.to_string())]));
+        bars.push(crate::charts::Bar {
+            label: label.clone(),
+            start: 0.0,
+            end: *n as f64,
+            note: n.to_string(),
+            class: "g0",
+        });
+    }
+    table.rows.push(Row {
+        class: "kl-total".into(),
+        cells: vec![Cell::text("all"), Cell::num(total.to_string())],
+    });
+    let chart = crate::charts::HBar {
+        id: super::chart_id(&o.id, &format!("{}-rendezvous", o.mtrr)),
+        title: format!("MTRR checks per step, {}", o.mtrr),
+        desc: format!(
+            "Number of MTRR set-state runs in each step: before the secondary CPUs start, while each is brought up, and after all are up; {total} in all. The table below lists the same counts."
+        ),
+        axis_label: "MTRR checks".into(),
+        bars,
+    };
+    let mut html = engine.templates.render("hbar", &chart.layout())?;
+    html.push('\n');
+    html.push_str(&table.render(engine)?);
+    Ok(html)
 }
 
 fn diff(engine: &Engine, o: &MtrrOptions, m: &MtrrReport) -> Outcome<String> {
