@@ -188,11 +188,14 @@ pub fn render(engine: &Engine, text: &str, figures: &BookIndex, chapter: &str) -
         "text" => {
             check_options(&options, &[], form)?;
             let [reference] = words.as_slice() else {
-                return Err(fail("`text` takes one FILE#POINTER", "write e.g. {{kl:text t.yaml#/rows/0/name}}"));
+                return Err(fail(
+                    "`text` takes one FILE#POINTER",
+                    "write e.g. {{kl:text t.yaml#/rows/0/name}}",
+                ));
             };
-            let (file, pointer) = reference.split_once('#').ok_or_else(|| {
-                fail(format!("`{reference}` has no `#`"), "write FILE#POINTER")
-            })?;
+            let (file, pointer) = reference
+                .split_once('#')
+                .ok_or_else(|| fail(format!("`{reference}` has no `#`"), "write FILE#POINTER"))?;
             let doc = engine.data.document(file)?;
             let found = crate::expr::select(&doc, pointer.trim_start_matches('/'));
             let [value] = found.as_slice() else {
@@ -204,7 +207,10 @@ pub fn render(engine: &Engine, text: &str, figures: &BookIndex, chapter: &str) -
             let text = match *value {
                 serde_json::Value::String(s) => s.clone(),
                 serde_json::Value::Null => {
-                    return Err(fail(format!("`{reference}` is null"), "point at a field with a value"));
+                    return Err(fail(
+                        format!("`{reference}` is null"),
+                        "point at a field with a value",
+                    ));
                 }
                 other => other.to_string(),
             };

@@ -56,15 +56,26 @@ pub fn bringup(engine: &Engine, body: &str) -> Outcome<String> {
     let o: BringupOptions = options(body)?;
     let analysis = engine.data.analysis(&o.bringup)?;
     let c = cycle(&analysis, o.cycle, &o.bringup)?;
-    let enable = c.enable_start.ok_or_else(|| {
-        fail(
-            format!(
-                "`{}` has no `Enabling non-boot CPUs` line in cycle {}",
-                o.bringup, o.cycle
-            ),
-            "the bring-up view measures from that line; use a capture that includes it",
-        )
-    })?;
+    // Measure from `Enabling non-boot CPUs`, or from the first Booting line if the capture
+    // starts later.
+    let first_booting = c
+        .cpus
+        .iter()
+        .filter_map(|cpu| cpu.booting)
+        .min_by_key(|e| e.line);
+    let (enable, origin_name) = match (c.enable_start, first_booting) {
+        (Some(e), _) => (e, "Enabling non-boot CPUs"),
+        (None, Some(b)) => (b, "the first Booting line"),
+        (None, None) => {
+            return Err(fail(
+                format!(
+                    "`{}` has neither `Enabling non-boot CPUs` nor a Booting line in cycle {}",
+                    o.bringup, o.cycle
+                ),
+                "the bring-up view measures from one of them; use a capture that includes it",
+            ));
+        }
+    };
     if c.cpus.is_empty() {
         return Err(fail(
             format!(
@@ -78,12 +89,21 @@ pub fn bringup(engine: &Engine, body: &str) -> Outcome<String> {
     let mut bars = Vec::new();
     let mut table = TableModel::new(
         format!("CPU bring-up in {}", o.bringup),
-        &["CPU", "APIC", "bring-up", "up after enable"],
+        &[
+            "CPU",
+            "APIC",
+            "bring-up",
+            if c.enable_start.is_some() {
+                "up after enable"
+            } else {
+                "up after first Booting"
+            },
+        ],
     )
     .numeric(&[2, 3]);
     for cpu in &c.cpus {
         let start = cpu.booting.and_then(|b| b.ms_since(&enable));
-        let end = c.up_after_enable_ms(cpu);
+        let end = cpu.up.and_then(|u| u.ms_since(&enable));
         let bringup = cpu.bringup_ms();
         let slow = bringup.is_some_and(|ms| ms > SLOW_BRINGUP_MS);
         if let Some(end) = end {
@@ -107,7 +127,8 @@ pub fn bringup(engine: &Engine, body: &str) -> Outcome<String> {
         table.rows.push(row);
     }
     let total = c
-        .enable_phase_ms()
+        .enable_finished()
+        .and_then(|e| e.ms_since(&enable))
         .map_or("-".into(), |ms| duration(ms, res));
     table.rows.push(Row {
         class: "kl-total".into(),
@@ -122,9 +143,9 @@ pub fn bringup(engine: &Engine, body: &str) -> Outcome<String> {
         id: chart_id(&o.id, &o.bringup),
         title: format!("CPU bring-up, {}", o.bringup),
         desc: format!(
-            "Each bar runs from a CPU's Booting line to its 'is up' line, in seconds after 'Enabling non-boot CPUs'. All CPUs were up after {total}. The table below lists the same figures."
+            "Each bar runs from a CPU's Booting line to its 'is up' line, in seconds after {origin_name}. All CPUs were up after {total}. The table below lists the same figures."
         ),
-        axis_label: "seconds after Enabling non-boot CPUs".into(),
+        axis_label: format!("seconds after {origin_name}"),
         bars,
     };
     chart_and_table(engine, &chart, &table, o.chart.unwrap_or(true))

@@ -125,7 +125,10 @@ fn rendezvous(engine: &Engine, o: &MtrrOptions, analysis: &kernlog::Analysis) ->
     }
     let steps = kernlog::analysis::rendezvous_per_step(analysis, 0).ok_or_else(|| {
         fail(
-            format!("`{}` has no complete CPU bring-up to split the runs by", o.mtrr),
+            format!(
+                "`{}` has no complete CPU bring-up to split the runs by",
+                o.mtrr
+            ),
             "the capture needs `Enabling non-boot CPUs` and every `CPUn is up` line",
         )
     })?;
@@ -137,7 +140,10 @@ fn rendezvous(engine: &Engine, o: &MtrrOptions, analysis: &kernlog::Analysis) ->
     .numeric(&[1]);
     let mut bars = Vec::new();
     for (label, n) in &steps {
-        table.rows.push(Row::new(vec![Cell::text(label.clone()), Cell::num(n.to_string())]));
+        table.rows.push(Row::new(vec![
+            Cell::text(label.clone()),
+            Cell::num(n.to_string()),
+        ]));
         bars.push(crate::charts::Bar {
             label: label.clone(),
             start: 0.0,
