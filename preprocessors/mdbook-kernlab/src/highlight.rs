@@ -121,6 +121,23 @@ pub fn render_code(engine: &Engine, language: &str, code: &str) -> Outcome<Strin
         .render("code", &CodeModel { language, html })
 }
 
+/// The stylesheet of the directives' HTML and SVG (`theme/kernlab.css`).
+pub const STYLESHEET: &str = include_str!("../../../theme/kernlab.css");
+
+/// Write `kernlab.css` and `kernlab-syntax.css` into `dir`, for a new book's
+/// `additional-css`.
+pub fn write_theme(dir: &std::path::Path) -> Result<(), String> {
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    for (name, text) in [
+        ("kernlab.css", STYLESHEET.to_string()),
+        ("kernlab-syntax.css", stylesheet()?),
+    ] {
+        let path = dir.join(name);
+        std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    Ok(())
+}
+
 /// The stylesheet for the highlighted blocks: a light palette for mdBook's light and rust
 /// themes and a dark one for coal, navy and ayu. Kept in `theme/kernlab-syntax.css`; a test
 /// checks that the file is what this function generates.

@@ -25,6 +25,8 @@ enum Command {
     Supports { renderer: String },
     /// Print the stylesheet for highlighted code (kept in theme/kernlab-syntax.css).
     SyntaxCss,
+    /// Write the stylesheets a book needs (kernlab.css, kernlab-syntax.css) into DIR.
+    Theme { dir: std::path::PathBuf },
 }
 
 fn main() -> ExitCode {
@@ -39,6 +41,9 @@ fn main() -> ExitCode {
         Some(Command::SyntaxCss) => mdbook_kernlab::highlight::stylesheet()
             .map(|css| print!("{css}"))
             .map_err(anyhow::Error::msg),
+        Some(Command::Theme { dir }) => {
+            mdbook_kernlab::highlight::write_theme(&dir).map_err(anyhow::Error::msg)
+        }
         None => preprocess(),
     };
     match result {

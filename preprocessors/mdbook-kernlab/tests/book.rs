@@ -1,0 +1,304 @@
+//! End-to-end: build real books in-process with mdbook-driver and inspect the HTML.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use mdbook_driver::MDBook;
+use mdbook_kernlab::KernLab;
+use scraper::{Html, Selector};
+use serde::Deserialize;
+use walkdir::WalkDir;
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap()
+}
+
+/// Build the book at `root` into `out` with the in-process preprocessor.
+fn build(root: &Path, out: &Path) -> Result<(), String> {
+    let mut book = MDBook::load(root).map_err(|e| format!("{e:#}"))?;
+    book.config.build.build_dir = out.to_path_buf();
+    book.with_preprocessor(KernLab::new());
+    book.build().map_err(|e| format!("{e:#}"))
+}
+
+fn files(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    WalkDir::new(dir)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file())
+        .map(|e| {
+            (
+                e.path().strip_prefix(dir).unwrap().to_path_buf(),
+                std::fs::read(e.path()).unwrap(),
+            )
+        })
+        .collect()
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    for e in WalkDir::new(from).into_iter().filter_map(Result::ok) {
+        let rel = e.path().strip_prefix(from).unwrap();
+        let dest = to.join(rel);
+        if e.file_type().is_dir() {
+            std::fs::create_dir_all(&dest).unwrap();
+        } else {
+            std::fs::copy(e.path(), &dest).unwrap();
+        }
+    }
+}
+
+fn html(dir: &Path, page: &str) -> String {
+    std::fs::read_to_string(dir.join(page)).unwrap_or_else(|e| panic!("{page}: {e}"))
+}
+
+/// Every `href` of every page that points inside the site must lead to a file, and its
+/// fragment to an element with that id.
+fn check_links(site: &Path) -> Vec<String> {
+    let pages: BTreeMap<PathBuf, Vec<u8>> = files(site)
+        .into_iter()
+        .filter(|(p, _)| p.extension().is_some_and(|e| e == "html"))
+        .collect();
+    let id_sel = Selector::parse("[id]").unwrap();
+    let link_sel = Selector::parse("a[href]").unwrap();
+    let mut ids: BTreeMap<PathBuf, BTreeSet<String>> = BTreeMap::new();
+    let mut docs = BTreeMap::new();
+    for (path, bytes) in &pages {
+        let doc = Html::parse_document(&String::from_utf8_lossy(bytes));
+        ids.insert(
+            path.clone(),
+            doc.select(&id_sel)
+                .filter_map(|e| e.value().attr("id").map(str::to_string))
+                .collect(),
+        );
+        docs.insert(path.clone(), doc);
+    }
+    let mut broken = Vec::new();
+    for (path, doc) in &docs {
+        for a in doc.select(&link_sel) {
+            let href = a.value().attr("href").unwrap_or_default();
+            if href.contains("://")
+                || href.starts_with("mailto:")
+                || href.starts_with("javascript:")
+            {
+                continue;
+            }
+            let (file, fragment) = href.split_once('#').unwrap_or((href, ""));
+            let target = if file.is_empty() {
+                path.clone()
+            } else {
+                let joined = path.parent().unwrap_or(Path::new("")).join(file);
+                normalize(&joined)
+            };
+            let target_file = site.join(&target);
+            if !target_file.exists() {
+                broken.push(format!("{}: {href} (no such file)", path.display()));
+                continue;
+            }
+            if !fragment.is_empty()
+                && target.extension().is_some_and(|e| e == "html")
+                && !ids.get(&target).is_some_and(|s| s.contains(fragment))
+            {
+                broken.push(format!("{}: {href} (no such anchor)", path.display()));
+            }
+        }
+    }
+    broken
+}
+
+fn normalize(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            std::path::Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+#[test]
+fn the_starter_notebook_builds_and_renders() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&repo().join("examples/starter-notebook"), dir.path());
+    mdbook_kernlab::highlight::write_theme(&dir.path().join("theme")).unwrap();
+    let out = dir.path().join("out");
+    build(dir.path(), &out).unwrap();
+    let chapter = html(&out, "chapter.html");
+    assert!(chapter.contains("<figure class=\"kl-figure kl-log\" id=\"lst-resume\">"));
+    assert!(
+        chapter.contains("<svg class=\"kl-chart\""),
+        "timeline chart"
+    );
+    assert!(
+        chapter.contains(">2.7\u{a0}s</span>"),
+        "computed value: {chapter}"
+    );
+    assert!(
+        chapter.contains("<a class=\"kl-ref\" href=\"#lst-resume\">Listing 1.1</a>"),
+        "{chapter}"
+    );
+    assert!(!chapter.contains("{{kl:"));
+    let data = html(&out, "data.html");
+    assert!(
+        data.contains("<a href=\"chapter.html\">The investigation</a>"),
+        "catalog links the chapter"
+    );
+    assert!(check_links(&out).is_empty(), "{:?}", check_links(&out));
+}
+
+#[test]
+fn a_mistake_fails_the_build_with_file_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_dir(&repo().join("examples/starter-notebook"), dir.path());
+    let chapter = dir.path().join("src/chapter.md");
+    let text = std::fs::read_to_string(&chapter).unwrap();
+    std::fs::write(
+        &chapter,
+        text.replace("gap_ms: 500", "gap_ms: 500\nfold: many"),
+    )
+    .unwrap();
+    let err = build(dir.path(), &dir.path().join("out")).unwrap_err();
+    assert!(
+        err.contains("src/chapter.md:13: invalid block: fold: invalid type"),
+        "{err}"
+    );
+    assert!(err.contains("hint:"), "{err}");
+}
+
+#[derive(Deserialize)]
+struct Anchor {
+    level: usize,
+    title: String,
+    id: String,
+}
+
+/// Heading text as the reader sees it, for comparing with the first publication's titles.
+fn plain(text: &str) -> String {
+    text.chars()
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// The real book: built twice to identical bytes; every legacy anchor in place and in order;
+/// every link and anchor resolving; nothing left unrendered.
+#[test]
+fn the_notebook_builds_reproducibly_with_its_published_anchors() {
+    let root = repo();
+    let a = tempfile::tempdir().unwrap();
+    let b = tempfile::tempdir().unwrap();
+    build(&root, a.path()).unwrap();
+    build(&root, b.path()).unwrap();
+    let (fa, fb) = (files(a.path()), files(b.path()));
+    assert_eq!(fa.keys().collect::<Vec<_>>(), fb.keys().collect::<Vec<_>>());
+    for (path, bytes) in &fa {
+        assert!(
+            bytes == &fb[path],
+            "{} differs between two builds",
+            path.display()
+        );
+    }
+
+    let journey = html(a.path(), "journey.html");
+    let doc = Html::parse_document(&journey);
+    let headings = Selector::parse("main h1, main h2, main h3, main h4").unwrap();
+    let found: Vec<(usize, String, String)> = doc
+        .select(&headings)
+        .filter_map(|h| {
+            let level = h.value().name()[1..].parse().ok()?;
+            Some((level, h.value().attr("id")?.to_string(), h.text().collect()))
+        })
+        .collect();
+    let legacy: Vec<Anchor> = yaml_serde::from_str(
+        &std::fs::read_to_string(root.join("data/references/legacy-anchors.yaml")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(legacy.len(), 86);
+    let mut at = 0;
+    for anchor in &legacy {
+        let pos = found[at..]
+            .iter()
+            .position(|(_, id, _)| *id == anchor.id)
+            .unwrap_or_else(|| panic!("#{} is missing or out of order", anchor.id));
+        let (level, _, text) = &found[at + pos];
+        assert_eq!(*level, anchor.level, "#{} is an h{}", anchor.id, level);
+        assert_eq!(
+            plain(text),
+            plain(&anchor.title),
+            "#{} lands on `{text}`",
+            anchor.id
+        );
+        at += pos + 1;
+    }
+    // The three anchors the patch cover letter cites.
+    for id in ["changes-after-resume", "id3", "cost-of-extra-checks"] {
+        assert!(journey.contains(&format!("id=\"{id}\"")), "{id}");
+    }
+
+    let code = regex::Regex::new(r"(?s)<code[^>]*>.*?</code>").unwrap();
+    for (path, bytes) in &fa {
+        if path.extension().is_some_and(|e| e == "html") {
+            // Code samples may show the syntax; everything else must be rendered.
+            let text = code
+                .replace_all(&String::from_utf8_lossy(bytes), "")
+                .into_owned();
+            assert!(
+                !text.contains("{{kl:"),
+                "{}: unrendered directive",
+                path.display()
+            );
+            assert!(
+                !text.contains("```kernlab"),
+                "{}: unrendered block",
+                path.display()
+            );
+            assert!(
+                !text.contains("<?xml"),
+                "{}: SVG with an XML prolog",
+                path.display()
+            );
+        }
+    }
+    let data = html(a.path(), "data.html");
+    assert!(
+        !data.contains("not shown"),
+        "every capture in data/ is shown somewhere"
+    );
+    let broken = check_links(a.path());
+    assert!(broken.is_empty(), "broken links:\n{}", broken.join("\n"));
+}
+
+/// Logs come from data/ through directives, never pasted into the Markdown.
+#[test]
+fn no_log_text_is_pasted_in_the_chapters() {
+    let stamp =
+        regex::Regex::new(r"^\s*(\[\s*\d+\.\d{6}\]|[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \S+ \S+:)")
+            .unwrap();
+    let mut pasted = Vec::new();
+    for entry in WalkDir::new(repo().join("src"))
+        .into_iter()
+        .filter_map(Result::ok)
+    {
+        if entry.path().extension().is_none_or(|e| e != "md") {
+            continue;
+        }
+        let text = std::fs::read_to_string(entry.path()).unwrap();
+        for (i, line) in text.lines().enumerate() {
+            if stamp.is_match(line) {
+                pasted.push(format!("{}:{}: {line}", entry.path().display(), i + 1));
+            }
+        }
+    }
+    assert!(
+        pasted.is_empty(),
+        "log lines pasted in Markdown:\n{}",
+        pasted.join("\n")
+    );
+}
