@@ -118,7 +118,8 @@ impl BookIndex {
         let mut chapters = BTreeSet::new();
         for (pattern, users) in &self.uses {
             let hit = pattern == file
-                || Glob::new(pattern).is_ok_and(|g| g.compile_matcher().is_match(file));
+                || (pattern.contains(['*', '?', '['])
+                    && Glob::new(pattern).is_ok_and(|g| g.compile_matcher().is_match(file)));
             if hit {
                 chapters.extend(users.iter().cloned());
             }

@@ -143,6 +143,8 @@ struct Model {
     file: String,
     time_header: &'static str,
     deltas: bool,
+    /// Columns after the line number (for the gap notes' colspan).
+    span: usize,
     segments: Vec<Segment>,
 }
 
@@ -162,6 +164,8 @@ struct Row {
     gap: bool,
     gap_note: String,
     marked: bool,
+    /// `kl-gap`, `kl-marked` or both.
+    class: String,
 }
 
 /// `432.400350` for monotonic stamps, `16:04:13` for calendar ones.
@@ -300,6 +304,12 @@ pub fn render(engine: &Engine, body: &str) -> Outcome<String> {
             }),
             message: mark(&line.message, ranges),
             gap,
+            class: match (gap, marked) {
+                (true, true) => "kl-gap kl-marked".into(),
+                (true, false) => "kl-gap".into(),
+                (false, true) => "kl-marked".into(),
+                (false, false) => String::new(),
+            },
             gap_note: if gap {
                 format!(
                     "{} without a message",
@@ -345,6 +355,7 @@ pub fn render(engine: &Engine, body: &str) -> Outcome<String> {
                 (None, _) => "",
             },
             deltas: show_deltas,
+            span: if show_deltas { 3 } else { 2 },
             segments,
         },
     )
