@@ -1,12 +1,13 @@
-//! `kernlog`: analyse a Linux suspend/resume log from the command line.
+//! `kernlog`: analyse a Linux suspend/resume log, or check a patched kernel's log.
 
 use std::fs::File;
 use std::io::{self, BufReader, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
+use kernlog::checklist::{Limits, check, render_checklist};
 use kernlog::report::Report;
 use kernlog::summary::render_summary;
 
@@ -33,12 +34,21 @@ enum Command {
         #[arg(long, env = "KERNLOG_SITE", default_value = DEFAULT_SITE)]
         site: String,
     },
+    /// Check a log taken with the patched kernel: PASS/FAIL per item; the exit status is 0
+    /// only when every item passes.
+    Check {
+        /// The log of one or more suspend/resume cycles; `-` for stdin.
+        file: PathBuf,
+        /// Longest acceptable bring-up of one secondary CPU, in milliseconds.
+        #[arg(long, default_value_t = kernlog::findings::SLOW_BRINGUP_MS)]
+        max_bringup_ms: f64,
+    },
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match run(cli) {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(code) => code,
         Err(e) => {
             eprintln!("kernlog: {e:#}");
             ExitCode::from(2)
@@ -46,29 +56,45 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(cli: Cli) -> Result<()> {
-    match cli.command {
+/// Analyse a file, or standard input for `-`.
+fn analyze_path(file: &Path) -> Result<kernlog::Analysis> {
+    if file.as_os_str() == "-" {
+        return kernlog::analyze(io::stdin().lock()).context("cannot read standard input");
+    }
+    let f = File::open(file).with_context(|| format!("cannot open {}", file.display()))?;
+    kernlog::analyze(BufReader::with_capacity(256 * 1024, f))
+        .with_context(|| format!("cannot read {}", file.display()))
+}
+
+fn run(cli: Cli) -> Result<ExitCode> {
+    let mut stdout = io::stdout().lock();
+    let code = match cli.command {
         Command::Analyze { file, json, site } => {
-            let analysis = if file.as_os_str() == "-" {
-                kernlog::analyze(io::stdin().lock()).context("cannot read standard input")?
-            } else {
-                let f =
-                    File::open(&file).with_context(|| format!("cannot open {}", file.display()))?;
-                kernlog::analyze(BufReader::with_capacity(256 * 1024, f))
-                    .with_context(|| format!("cannot read {}", file.display()))?
-            };
-            let mut stdout = io::stdout().lock();
+            let analysis = analyze_path(&file)?;
             if json {
                 serde_json::to_writer_pretty(&mut stdout, &Report::new(&analysis))?;
                 writeln!(stdout)?;
             } else {
-                stdout
-                    .write_all(render_summary(&analysis, site.trim_end_matches('/')).as_bytes())?;
+                let summary = render_summary(&analysis, site.trim_end_matches('/'));
+                stdout.write_all(summary.as_bytes())?;
             }
-            stdout.flush().or_else(ignore_broken_pipe)?;
-            Ok(())
+            ExitCode::SUCCESS
         }
-    }
+        Command::Check {
+            file,
+            max_bringup_ms,
+        } => {
+            let list = check(&analyze_path(&file)?, Limits { max_bringup_ms });
+            stdout.write_all(render_checklist(&list).as_bytes())?;
+            if list.passed {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            }
+        }
+    };
+    stdout.flush().or_else(ignore_broken_pipe)?;
+    Ok(code)
 }
 
 fn ignore_broken_pipe(e: io::Error) -> io::Result<()> {

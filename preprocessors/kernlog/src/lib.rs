@@ -24,6 +24,7 @@
 
 pub mod analysis;
 pub mod captures;
+pub mod checklist;
 pub mod findings;
 pub mod mtrr;
 pub mod probes;
