@@ -95,15 +95,26 @@ fn check_verdicts_on_the_example_captures() {
     let examples = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/captures");
     for (file, code, verdict) in [
         ("before-fix.log", 1, "FAIL: CPU bring-up time"),
-        ("before-fix-mtrr-debug.log", 1, "FAIL: CPU bring-up time, diagnostic"),
+        (
+            "before-fix-mtrr-debug.log",
+            1,
+            "FAIL: CPU bring-up time, diagnostic",
+        ),
         ("after-fix.log", 0, "PASS: the fix restored the MTRRs"),
-        ("conditional-fix-no-diagnostic-mtrr-debug.log", 1, "FAIL: diagnostic"),
+        (
+            "conditional-fix-no-diagnostic-mtrr-debug.log",
+            1,
+            "FAIL: diagnostic",
+        ),
         ("healthy-synthetic.log", 0, "PASS: not affected"),
     ] {
         let path = examples.join(file);
         let out = kernlog(&["check", path.to_str().unwrap()]);
         let text = String::from_utf8(out.stdout).unwrap();
         assert_eq!(out.status.code(), Some(code), "{file}:\n{text}");
-        assert!(text.lines().last().unwrap().starts_with(verdict), "{file}:\n{text}");
+        assert!(
+            text.lines().last().unwrap().starts_with(verdict),
+            "{file}:\n{text}"
+        );
     }
 }

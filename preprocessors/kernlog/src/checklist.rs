@@ -86,10 +86,7 @@ pub fn check(analysis: &Analysis, limits: Limits) -> Checklist {
             verdict: "FAIL: nothing to check".into(),
         };
     }
-    let mut items = vec![
-        bringup_item(&resumed, limits),
-        cpus_back_item(&resumed),
-    ];
+    let mut items = vec![bringup_item(&resumed, limits), cpus_back_item(&resumed)];
     let diagnostic: Vec<u64> = analysis
         .mtrr
         .warnings
@@ -239,8 +236,14 @@ fn diagnostic_item(analysis: &Analysis, diagnostic: &[u64]) -> Item {
             lines.sort_unstable();
             let present = !diagnostic.is_empty();
             let (status, reason) = match (changed, present) {
-                (true, true) => (Status::Pass, "the boot CPU's MTRRs changed and the diagnostic is present"),
-                (false, false) => (Status::Pass, "the MTRRs did not change and there is no diagnostic"),
+                (true, true) => (
+                    Status::Pass,
+                    "the boot CPU's MTRRs changed and the diagnostic is present",
+                ),
+                (false, false) => (
+                    Status::Pass,
+                    "the MTRRs did not change and there is no diagnostic",
+                ),
                 (true, false) => (
                     Status::Fail,
                     "the boot CPU's MTRRs changed but the diagnostic is missing: is the fix applied?",
@@ -275,7 +278,8 @@ fn consistency_item(analysis: &Analysis, cycles: &[&Cycle]) -> Item {
         return Item {
             name,
             status: Status::Fail,
-            reason: "some MTRR debug lines are garbled (old XOR new differs from the bits shown)".into(),
+            reason: "some MTRR debug lines are garbled (old XOR new differs from the bits shown)"
+                .into(),
             lines: m.bits_mismatches.iter().map(|b| b.line).collect(),
         };
     }
@@ -283,7 +287,8 @@ fn consistency_item(analysis: &Analysis, cycles: &[&Cycle]) -> Item {
         return Item {
             name,
             status: Status::Pass,
-            reason: "the boot CPU needed no restore, so the APs keep the usual single update".into(),
+            reason: "the boot CPU needed no restore, so the APs keep the usual single update"
+                .into(),
             lines: Vec::new(),
         };
     }
@@ -397,10 +402,14 @@ mod tests {
         let slow = HEALTHY.replace("100.012000", "102.500000");
         assert_eq!(statuses(&slow)[0], Status::Fail);
         // A CPU that did not come back.
-        let lost = format!("{HEALTHY}[  100.020000] smpboot: Booting Node 0 Processor 2 APIC 0x4\n[  110.000000] Error taking CPU2 up: -5\n");
+        let lost = format!(
+            "{HEALTHY}[  100.020000] smpboot: Booting Node 0 Processor 2 APIC 0x4\n[  110.000000] Error taking CPU2 up: -5\n"
+        );
         assert_eq!(statuses(&lost)[1], Status::Fail);
         // MTRR warning.
-        let warned = format!("{HEALTHY}[  100.013000] mtrr: your CPUs had inconsistent variable MTRR settings\n");
+        let warned = format!(
+            "{HEALTHY}[  100.013000] mtrr: your CPUs had inconsistent variable MTRR settings\n"
+        );
         assert_eq!(statuses(&warned)[4], Status::Fail);
         // Boot CPU changed (mtrr=debug) but no diagnostic.
         let changed = format!(

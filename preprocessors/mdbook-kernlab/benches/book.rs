@@ -8,7 +8,10 @@ use mdbook_driver::MDBook;
 use mdbook_kernlab::KernLab;
 
 fn copy(from: &Path, to: &Path) {
-    for e in walkdir::WalkDir::new(from).into_iter().filter_map(Result::ok) {
+    for e in walkdir::WalkDir::new(from)
+        .into_iter()
+        .filter_map(Result::ok)
+    {
         let dest = to.join(e.path().strip_prefix(from).unwrap());
         if e.file_type().is_dir() {
             std::fs::create_dir_all(&dest).unwrap();

@@ -206,6 +206,11 @@ pub fn render(engine: &Engine, text: &str, figures: &BookIndex, chapter: &str) -
             };
             let text = match *value {
                 serde_json::Value::String(s) => s.clone(),
+                serde_json::Value::Array(items) => items
+                    .iter()
+                    .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string))
+                    .collect::<Vec<_>>()
+                    .join(", "),
                 serde_json::Value::Null => {
                     return Err(fail(
                         format!("`{reference}` is null"),

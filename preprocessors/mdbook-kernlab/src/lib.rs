@@ -50,6 +50,8 @@ impl KernLab {
 pub struct Engine {
     pub config: Config,
     pub data: DataStore,
+    /// The book's source directory, for `source:` blocks that show files the site serves.
+    pub src: DataStore,
     pub templates: Templates,
     pub symbols: Symbols,
     pub threads: Threads,
@@ -65,6 +67,9 @@ impl Engine {
                 data_dir.display()
             )
         })?;
+        let src_dir = root.join("src");
+        let src = DataStore::new(if src_dir.is_dir() { &src_dir } else { root })
+            .with_context(|| format!("cannot open {}", src_dir.display()))?;
         let templates =
             Templates::load(&root.join(&config.templates)).map_err(anyhow::Error::msg)?;
         let symbols_path = root.join(&config.symbols);
@@ -82,6 +87,7 @@ impl Engine {
         Ok(Engine {
             config,
             data,
+            src,
             templates,
             symbols,
             threads,
@@ -126,10 +132,18 @@ impl Engine {
             };
             match result {
                 Ok(html) => {
-                    // Block HTML must start on its own line to be an HTML block.
+                    // Block HTML must start on its own line to be an HTML block, and keep
+                    // the block's indentation (inside a list item, for example).
                     let html = match site.found {
                         Found::Inline { .. } => html,
-                        _ => format!("{html}\n"),
+                        _ => {
+                            let line_start = markdown[..site.range.start]
+                                .rfind('\n')
+                                .map_or(0, |i| i + 1);
+                            let indent = &markdown[line_start..site.range.start];
+                            let indent = if indent.trim().is_empty() { indent } else { "" };
+                            format!("{}\n", html.replace('\n', &format!("\n{indent}")))
+                        }
                     };
                     replacements.push((site.range.clone(), html));
                 }

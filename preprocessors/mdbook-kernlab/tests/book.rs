@@ -55,9 +55,20 @@ fn html(dir: &Path, page: &str) -> String {
     std::fs::read_to_string(dir.join(page)).unwrap_or_else(|e| panic!("{page}: {e}"))
 }
 
-/// Every `href` of every page that points inside the site must lead to a file, and its
-/// fragment to an element with that id.
+/// The public address of the notebook (links to it are checked like internal ones).
+fn published_site() -> String {
+    let conf = std::fs::read_to_string(repo().join("data/patches/patchset.yaml")).unwrap();
+    conf.lines()
+        .find_map(|l| l.strip_prefix("site: "))
+        .expect("patchset.yaml names the site")
+        .trim()
+        .to_string()
+}
+
+/// Every `href` of every page that points inside the site (relative, or absolute to the
+/// published address) must lead to a file, and its fragment to an element with that id.
 fn check_links(site: &Path) -> Vec<String> {
+    let published = format!("{}/", published_site());
     let pages: BTreeMap<PathBuf, Vec<u8>> = files(site)
         .into_iter()
         .filter(|(p, _)| p.extension().is_some_and(|e| e == "html"))
@@ -79,7 +90,23 @@ fn check_links(site: &Path) -> Vec<String> {
     let mut broken = Vec::new();
     for (path, doc) in &docs {
         for a in doc.select(&link_sel) {
-            let href = a.value().attr("href").unwrap_or_default();
+            let raw = a.value().attr("href").unwrap_or_default();
+            // `https://site/journey#x` is `journey.html#x` from the top of the site.
+            let absolute = raw.strip_prefix(&published).map(|rest| {
+                let (page, fragment) = rest.split_once('#').unwrap_or((rest, ""));
+                let page = if page.is_empty() {
+                    "index".to_string()
+                } else {
+                    page.to_string()
+                };
+                let depth = path.components().count() - 1;
+                format!(
+                    "{}{page}.html{}{fragment}",
+                    "../".repeat(depth),
+                    if fragment.is_empty() { "" } else { "#" }
+                )
+            });
+            let href = absolute.as_deref().unwrap_or(raw);
             if href.contains("://")
                 || href.starts_with("mailto:")
                 || href.starts_with("javascript:")
@@ -300,5 +327,41 @@ fn no_log_text_is_pasted_in_the_chapters() {
         pasted.is_empty(),
         "log lines pasted in Markdown:\n{}",
         pasted.join("\n")
+    );
+}
+
+/// The patches carry the author configured in data/patches/patchset.yaml, and every patch
+/// named there exists.
+#[test]
+fn patches_agree_with_their_configuration() {
+    let conf: serde_json::Value = yaml_serde::from_str(
+        &std::fs::read_to_string(repo().join("data/patches/patchset.yaml")).unwrap(),
+    )
+    .unwrap();
+    let author = conf["author"].as_str().unwrap();
+    let patches = conf["patches"].as_array().unwrap();
+    assert!(!patches.is_empty());
+    for p in patches {
+        let file = p["file"].as_str().unwrap();
+        let text = std::fs::read_to_string(repo().join("src/patches").join(file))
+            .unwrap_or_else(|e| panic!("{file}: {e}"));
+        assert!(
+            text.contains(&format!("\nFrom: {author}\n")),
+            "{file}: author"
+        );
+        assert!(
+            text.contains(&format!("\nSigned-off-by: {author}\n")),
+            "{file}: sign-off"
+        );
+        assert!(
+            text.contains("\n---\n") && text.contains("\ndiff --git "),
+            "{file}: not a patch"
+        );
+    }
+    let proof = std::fs::read_to_string(repo().join("data/patches/proof.yaml")).unwrap();
+    let first = conf["bases"][0].as_str().unwrap();
+    assert!(
+        proof.contains(&format!("- base: {first}\n")),
+        "proof.yaml covers {first}"
     );
 }

@@ -422,6 +422,9 @@ fn mark(text: &str, mut ranges: Vec<(usize, usize)>) -> String {
 struct SourceOptions {
     source: String,
     language: Option<String>,
+    /// `src` to read the file from the book's sources (files the site serves) instead of
+    /// the data directory.
+    root: Option<String>,
     lines: Option<String>,
     #[allow(dead_code)]
     id: Option<String>,
@@ -431,7 +434,17 @@ struct SourceOptions {
 
 pub fn render_source(engine: &Engine, body: &str) -> Outcome<String> {
     let o: SourceOptions = options(body)?;
-    let text = engine.data.text(&o.source)?;
+    let store = match o.root.as_deref() {
+        None | Some("data") => &engine.data,
+        Some("src") => &engine.src,
+        Some(other) => {
+            return Err(fail(
+                format!("`root: {other}` is not a known root"),
+                "use `root: src` for the book's sources, or leave it out for the data directory",
+            ));
+        }
+    };
+    let text = store.text(&o.source)?;
     let language = match &o.language {
         Some(l) => l.clone(),
         None => crate::highlight::language_for(&o.source).to_string(),

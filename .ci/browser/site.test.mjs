@@ -1,0 +1,110 @@
+// The built notebook as a reader sees it, in Debian's Chromium (no downloaded browser).
+// Usage: node --test site.test.mjs (SITE_DIR, default target/site; SCREENSHOT_DIR, default
+// target/screenshots)
+// Serves SITE_DIR on localhost, then checks: no console errors on the journey and on a
+// chart-heavy page; the anchors the cover letter cites scroll to their headings; charts are
+// visible and their bars contrast with the page in the light and the navy theme.
+import http from 'node:http';
+import fs from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { chromium } from 'playwright-core';
+
+const repo = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
+const site = path.resolve(process.env.SITE_DIR ?? path.join(repo, 'target/site'));
+const shots = path.resolve(process.env.SCREENSHOT_DIR ?? path.join(repo, 'target/screenshots'));
+fs.mkdirSync(shots, { recursive: true });
+
+const types = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css',
+  '.svg': 'image/svg+xml', '.png': 'image/png', '.woff2': 'font/woff2', '.json': 'application/json' };
+
+const server = http.createServer((req, res) => {
+  let rel = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+  if (rel.endsWith('/')) rel += 'index.html';
+  if (!path.extname(rel)) rel += '.html'; // /journey serves journey.html, as on Cloudflare Pages
+  const file = path.join(site, rel);
+  if (!file.startsWith(site) || !fs.existsSync(file)) {
+    res.writeHead(404); res.end('not found'); return;
+  }
+  res.writeHead(200, { 'content-type': types[path.extname(file)] ?? 'application/octet-stream' });
+  fs.createReadStream(file).pipe(res);
+});
+await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+const base = `http://127.0.0.1:${server.address().port}`;
+
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+    '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+});
+
+async function open(url, theme = 'light') {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  await context.addInitScript((t) => localStorage.setItem('mdbook-theme', t), theme);
+  const page = await context.newPage();
+  const errors = [];
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(`${m.text()} ${m.location().url}`); });
+  page.on('requestfailed', (r) => errors.push(`request failed: ${r.url()}`));
+  page.on('response', (r) => { if (r.status() >= 400) errors.push(`${r.status()}: ${r.url()}`); });
+  page.on('pageerror', (e) => errors.push(String(e)));
+  await page.goto(`${base}${url}`, { waitUntil: 'networkidle' });
+  return { page, errors, context };
+}
+
+test.after(async () => { await browser.close(); server.close(); });
+
+for (const url of ['/journey', '/related/chen-yu-2017']) {
+  test(`${url} loads without console errors`, async () => {
+    const { page, errors, context } = await open(url);
+    assert.deepEqual(errors, []);
+    const name = url.replaceAll('/', '_').replace(/^_/, '');
+    await page.screenshot({ path: path.join(shots, `${name}.png`) });
+    await context.close();
+  });
+}
+
+for (const [id, title] of [['changes-after-resume', 'Changes after resume'], ['id3', 'Version summary'],
+  ['cost-of-extra-checks', 'Cost of extra checks']]) {
+  test(`/journey#${id} scrolls to "${title}"`, async () => {
+    const { page, context } = await open(`/journey#${id}`);
+    const heading = page.locator(`#${id}`);
+    assert.equal((await heading.innerText()).trim(), title);
+    const box = await heading.boundingBox();
+    assert.ok(box && box.y >= 0 && box.y < 300, `#${id} is at y=${box?.y}`);
+    await page.screenshot({ path: path.join(shots, `anchor-${id}.png`) });
+    await context.close();
+  });
+}
+
+for (const theme of ['light', 'navy']) {
+  test(`charts are visible and readable in the ${theme} theme`, async () => {
+    const { page, errors, context } = await open('/journey#fig-bringup-stock', theme);
+    assert.deepEqual(errors, []);
+    const chart = page.locator('#fig-bringup-stock svg.kl-chart');
+    await chart.scrollIntoViewIfNeeded();
+    const box = await chart.boundingBox();
+    assert.ok(box && box.width > 300 && box.height > 100, `chart box ${JSON.stringify(box)}`);
+    const [bar, text, background] = await page.evaluate(() => {
+      const rect = document.querySelector('#fig-bringup-stock rect.kl-bar');
+      const label = document.querySelector('#fig-bringup-stock text.kl-label');
+      // The first opaque background behind the chart (the canvas is white).
+      let bg = 'rgb(255, 255, 255)';
+      for (let el = rect; el; el = el.parentElement) {
+        const c = getComputedStyle(el).backgroundColor;
+        if (c && c !== 'transparent' && !c.startsWith('rgba(0, 0, 0, 0)')) { bg = c; break; }
+      }
+      return [getComputedStyle(rect).fill, getComputedStyle(label).fill, bg];
+    });
+    const rgb = (c) => (c.match(/\d+(\.\d+)?/g) ?? []).slice(0, 3).map(Number);
+    const luminance = (c) => {
+      const [r, g, b] = rgb(c).map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; });
+      return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+    };
+    const contrast = (a, b) => { const [x, y] = [luminance(a), luminance(b)].sort((p, q) => q - p); return (x + 0.05) / (y + 0.05); };
+    assert.ok(contrast(text, background) >= 4.5, `label ${text} on ${background}`);
+    assert.ok(contrast(bar, background) >= 3, `bar ${bar} on ${background}`);
+    await chart.screenshot({ path: path.join(shots, `chart-${theme}.png`) });
+    await context.close();
+  });
+}
