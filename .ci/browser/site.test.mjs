@@ -108,3 +108,24 @@ for (const theme of ['light', 'navy']) {
     await context.close();
   });
 }
+
+test('the journey is readable on a phone: only logs and tables scroll sideways', async () => {
+  const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true });
+  const page = await context.newPage();
+  await page.goto(`${base}/journey`, { waitUntil: 'networkidle' });
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  assert.ok(overflow <= 1, `the page is ${overflow}px wider than the screen`);
+  await page.screenshot({ path: path.join(shots, 'journey-phone.png') });
+  await context.close();
+});
+
+test('the print view includes the charts', async () => {
+  const context = await browser.newContext({ viewport: { width: 1000, height: 1400 } });
+  const page = await context.newPage();
+  await page.emulateMedia({ media: 'print' });
+  await page.goto(`${base}/print`, { waitUntil: 'networkidle' });
+  const charts = await page.evaluate(() => [...document.querySelectorAll('svg.kl-chart')]
+    .filter((svg) => svg.getBoundingClientRect().height > 50).length);
+  assert.ok(charts >= 20, `${charts} charts visible in print`);
+  await context.close();
+});

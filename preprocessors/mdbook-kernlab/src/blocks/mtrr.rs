@@ -250,20 +250,20 @@ fn boot(engine: &Engine, o: &MtrrOptions, m: &MtrrReport) -> Outcome<String> {
         Cell::text(t.default_type.map_or("?".into(), |d| d.to_string())),
     ]));
     for f in &t.fixed {
-        table.rows.push(Row::new(vec![
-            Cell::text("fixed"),
-            Cell::text(format!("{:05X}-{:05X}", f.start, f.end)).class("kl-mono"),
-            Cell::num(size_text(u64::from(f.end - f.start) + 1)),
-            Cell::text(f.mem_type.to_string()),
-        ]));
+        table.rows.push(range_row(
+            "fixed".into(),
+            format!("{:05X}-{:05X}", f.start, f.end),
+            u64::from(f.end - f.start) + 1,
+            f.mem_type,
+        ));
     }
     for v in &t.variable {
-        table.rows.push(Row::new(vec![
-            Cell::text(format!("variable {} ({}-bit mask)", v.reg, v.phys_bits)),
-            Cell::text(format!("{}-{}", hex(v.base), hex(v.end))).class("kl-mono"),
-            Cell::num(size_text(v.size_bytes)),
-            Cell::text(v.mem_type.to_string()),
-        ]));
+        table.rows.push(range_row(
+            format!("variable {} ({}-bit mask)", v.reg, v.phys_bits),
+            format!("{}-{}", hex(v.base), hex(v.end)),
+            v.size_bytes,
+            v.mem_type,
+        ));
     }
     if !t.disabled.is_empty() {
         let regs: Vec<String> = t.disabled.iter().map(u32::to_string).collect();
@@ -289,14 +289,24 @@ fn proc(engine: &Engine, o: &MtrrOptions, m: &MtrrReport) -> Outcome<String> {
         &["register", "range", "size", "type"],
     );
     for e in dump {
-        table.rows.push(Row::new(vec![
-            Cell::text(format!("reg{:02}", e.reg)),
-            Cell::text(format!("{}-{}", hex(e.base), hex(e.end()))).class("kl-mono"),
-            Cell::num(size_text(e.size_bytes)),
-            Cell::text(e.mem_type.to_string()),
-        ]));
+        table.rows.push(range_row(
+            format!("reg{:02}", e.reg),
+            format!("{}-{}", hex(e.base), hex(e.end())),
+            e.size_bytes,
+            e.mem_type,
+        ));
     }
     table.render(engine)
+}
+
+/// One row of a register table: name, address range, size, memory type.
+fn range_row(register: String, range: String, size: u64, mem_type: kernlog::mtrr::MemType) -> Row {
+    Row::new(vec![
+        Cell::text(register),
+        Cell::text(range).class("kl-mono"),
+        Cell::num(size_text(size)),
+        Cell::text(mem_type.to_string()),
+    ])
 }
 
 /// `64 KiB`, `2 GiB`.
