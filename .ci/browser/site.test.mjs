@@ -4,34 +4,20 @@
 // Serves SITE_DIR on localhost, then checks: no console errors on the journey and on a
 // chart-heavy page; the anchors the cover letter cites scroll to their headings; charts are
 // visible and their bars contrast with the page in the light and the navy theme.
-import http from 'node:http';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { chromium } from 'playwright-core';
+import { serve } from './serve.mjs';
 
 const repo = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
 const site = path.resolve(process.env.SITE_DIR ?? path.join(repo, 'target/site'));
 const shots = path.resolve(process.env.SCREENSHOT_DIR ?? path.join(repo, 'target/screenshots'));
 fs.mkdirSync(shots, { recursive: true });
 
-const types = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css',
-  '.svg': 'image/svg+xml', '.png': 'image/png', '.woff2': 'font/woff2', '.json': 'application/json' };
-
-const server = http.createServer((req, res) => {
-  let rel = decodeURIComponent(new URL(req.url, 'http://x').pathname);
-  if (rel.endsWith('/')) rel += 'index.html';
-  if (!path.extname(rel)) rel += '.html'; // /journey serves journey.html, as on Cloudflare Pages
-  const file = path.join(site, rel);
-  if (!file.startsWith(site) || !fs.existsSync(file)) {
-    res.writeHead(404); res.end('not found'); return;
-  }
-  res.writeHead(200, { 'content-type': types[path.extname(file)] ?? 'application/octet-stream' });
-  fs.createReadStream(file).pipe(res);
-});
-await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-const base = `http://127.0.0.1:${server.address().port}`;
+const server = await serve(site);
+const base = server.base;
 
 const browser = await chromium.launch({
   executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',

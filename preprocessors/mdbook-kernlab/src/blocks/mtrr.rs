@@ -344,7 +344,7 @@ pub fn deftype(engine: &Engine, body: &str) -> Outcome<String> {
     let mut table = TableModel::new(
         "IA32_MTRR_DEF_TYPE decoded",
         &[
-            "",
+            "register",
             "value",
             "MTRRs (bit 11)",
             "fixed ranges (bit 10)",
