@@ -365,11 +365,11 @@ pub fn lookup(reference: &str, data: &DataStore) -> Outcome<Vec<Quantity>> {
         ));
     }
     let time_scale = pointer.rsplit('/').next().and_then(|field| {
-        if field.ends_with("_ms") {
+        if field.ends_with("_ms") || field == "ms" {
             Some(1e-3)
-        } else if field.ends_with("_us") {
+        } else if field.ends_with("_us") || field == "us" {
             Some(1e-6)
-        } else if field.ends_with("_s") {
+        } else if field.ends_with("_s") || field == "s" {
             Some(1.0)
         } else {
             None
@@ -537,7 +537,7 @@ impl Unit {
                 } else {
                     "a duration must be shown in s, ms or us".to_string()
                 },
-                "fields ending in _ms, _s or _us are durations; others are plain numbers",
+                "fields ending in _ms, _s or _us (or named ms, s, us) are durations; others are plain numbers",
             ));
         }
         Ok(match self {
