@@ -36,7 +36,7 @@ impl Time {
 
     /// Microseconds from `earlier` to `self`, or `None` across clocks.
     pub fn since(self, earlier: Time) -> Option<i64> {
-        (self.clock == earlier.clock).then(|| self.micros - earlier.micros)
+        (self.clock == earlier.clock).then(|| self.micros.saturating_sub(earlier.micros))
     }
 }
 
@@ -169,7 +169,7 @@ impl ClockState {
             }),
             Some(Stamp::Delta(us)) => Some(match self.last {
                 Some((t, _)) => Time {
-                    micros: t.micros + us,
+                    micros: t.micros.saturating_add(us),
                     clock: t.clock,
                 },
                 None => Time {
@@ -209,7 +209,7 @@ impl ClockState {
         let mut micros = wall_micros(&w, self.year_offset);
         if yearless && let Some((last, _)) = self.last.filter(|(t, _)| t.clock == Clock::Wall) {
             // A year-less stamp far before the previous one is the next January.
-            if last.micros - micros > 180 * 86_400 * 1_000_000 {
+            if last.micros.saturating_sub(micros) > 180 * 86_400 * 1_000_000 {
                 self.year_offset += 1;
                 micros = wall_micros(&w, self.year_offset);
             }
@@ -319,6 +319,21 @@ mod tests {
         let recs =
             collect(b"2025-09-11T16:04:13,000000+02:00 a\n2025-09-11T14:04:14,000000+00:00 b\n");
         assert_eq!(recs[1].1.unwrap() - recs[0].1.unwrap(), 1_000_000);
+    }
+
+    #[test]
+    fn extreme_stamps_saturate() {
+        let recs = collect(b"6,1,9223372036854775807,-;a\n[  +9.000000] b\n");
+        assert_eq!(recs[1].1, Some(i64::MAX));
+        let a = Time {
+            micros: i64::MAX,
+            clock: Clock::Wall,
+        };
+        let b = Time {
+            micros: -1_000_000,
+            clock: Clock::Wall,
+        };
+        assert_eq!(a.since(b), Some(i64::MAX));
     }
 
     #[test]

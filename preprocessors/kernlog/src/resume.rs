@@ -491,7 +491,7 @@ impl CycleTracker {
         let jumped_back = self.last_time.is_some_and(|last| {
             last.clock == Clock::Monotonic
                 && time.clock == Clock::Monotonic
-                && last.micros - time.micros > BACKWARDS_TOLERANCE_US
+                && last.micros.saturating_sub(time.micros) > BACKWARDS_TOLERANCE_US
         });
         if (jumped_back || marker == Some(Marker::BootBanner)) && self.seen_records {
             self.close();

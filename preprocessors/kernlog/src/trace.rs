@@ -117,7 +117,8 @@ fn parse_trace_time(stamp: &str) -> Option<i64> {
     let secs: i64 = secs.parse().ok()?;
     let digits = frac.len().min(6);
     let micros: i64 = frac[..digits].parse().ok()?;
-    Some(secs * 1_000_000 + micros * 10i64.pow((6 - digits) as u32))
+    secs.checked_mul(1_000_000)?
+        .checked_add(micros * 10i64.pow((6 - digits) as u32))
 }
 
 /// `$ 4714843 us ` / `0.691 us ` / ` ` -> marker and duration.
@@ -326,6 +327,10 @@ mod tests {
         assert!(parse_trace_line("cpuhp/6-51 [006] 1.0: sched_switch: prev=x").is_none());
         assert!(parse_trace_line("garbage [x] 1.0: funcgraph_entry: | f() {").is_none());
         assert!(parse_trace_line("t-1 [0] 1.5: funcgraph_entry: NaN us | f();").is_none());
+        // A time stamp too large for microseconds in an i64 (found by the fuzzer).
+        assert!(
+            parse_trace_line("-0 [006] 55555555551167.7830809: funcgraph_entry: | f() {").is_none()
+        );
     }
 
     #[test]
