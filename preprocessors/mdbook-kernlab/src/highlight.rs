@@ -6,7 +6,7 @@ use std::sync::LazyLock;
 use serde::Serialize;
 use syntect::highlighting::ThemeSet;
 use syntect::html::{ClassStyle, ClassedHTMLGenerator, css_for_theme_with_class_style};
-use syntect::parsing::{SyntaxDefinition, SyntaxSet};
+use syntect::parsing::SyntaxSet;
 use syntect::util::LinesWithEndings;
 
 use crate::Engine;
@@ -14,17 +14,13 @@ use crate::error::{Outcome, fail};
 
 const CLASS_STYLE: ClassStyle = ClassStyle::SpacedPrefixed { prefix: "kl-" };
 
-const DMESG: &str = include_str!("../../../theme/kernlab/syntaxes/dmesg.sublime-syntax");
-const FTRACE: &str = include_str!("../../../theme/kernlab/syntaxes/ftrace.sublime-syntax");
-
+/// syntect's default syntaxes plus `theme/kernlab/syntaxes/`, linked by `build.rs`.
 static SYNTAXES: LazyLock<Result<SyntaxSet, String>> = LazyLock::new(|| {
-    let mut builder = SyntaxSet::load_defaults_newlines().into_builder();
-    for (name, text) in [("dmesg", DMESG), ("ftrace", FTRACE)] {
-        let def = SyntaxDefinition::load_from_str(text, true, Some(name))
-            .map_err(|e| format!("syntax {name}: {e}"))?;
-        builder.add(def);
-    }
-    Ok(builder.build())
+    syntect::dumps::from_uncompressed_data(include_bytes!(concat!(
+        env!("OUT_DIR"),
+        "/syntaxes.bin"
+    )))
+    .map_err(|e| format!("the built-in syntax dump is unreadable: {e}"))
 });
 
 /// The syntect syntax name for a fence language or a `language:` option.
