@@ -2,7 +2,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use globset::Glob;
+use globset::{Glob, GlobMatcher};
 use serde_json::Value;
 
 use crate::blocks::{KINDS, common};
@@ -23,9 +23,17 @@ pub struct BookIndex {
     /// Labels of each chapter's blocks in order (`None` for uncaptioned ones).
     labels: BTreeMap<String, Vec<Option<String>>>,
     duplicates: BTreeMap<String, Vec<String>>,
-    /// Data files (or globs) each chapter reads, and the chapters' titles.
-    uses: BTreeMap<String, BTreeSet<String>>,
+    /// Data files (or globs) the chapters read, and the chapters' titles.
+    uses: BTreeMap<String, FileUse>,
     titles: BTreeMap<String, String>,
+}
+
+/// The chapters that read one data file or glob.
+#[derive(Debug)]
+struct FileUse {
+    /// Compiled once when the name is a glob.
+    matcher: Option<GlobMatcher>,
+    chapters: BTreeSet<String>,
 }
 
 impl BookIndex {
@@ -90,7 +98,14 @@ impl BookIndex {
     fn record_use(&mut self, file: &str, chapter: &str) {
         self.uses
             .entry(file.to_string())
-            .or_default()
+            .or_insert_with(|| FileUse {
+                matcher: file
+                    .contains(['*', '?', '['])
+                    .then(|| Glob::new(file).ok().map(|g| g.compile_matcher()))
+                    .flatten(),
+                chapters: BTreeSet::new(),
+            })
+            .chapters
             .insert(chapter.to_string());
     }
 
@@ -117,11 +132,9 @@ impl BookIndex {
     pub fn uses(&self, file: &str) -> Vec<(String, String)> {
         let mut chapters = BTreeSet::new();
         for (pattern, users) in &self.uses {
-            let hit = pattern == file
-                || (pattern.contains(['*', '?', '['])
-                    && Glob::new(pattern).is_ok_and(|g| g.compile_matcher().is_match(file)));
+            let hit = pattern == file || users.matcher.as_ref().is_some_and(|m| m.is_match(file));
             if hit {
-                chapters.extend(users.iter().cloned());
+                chapters.extend(users.chapters.iter().cloned());
             }
         }
         chapters

@@ -1,6 +1,6 @@
 //! Access to the book's data files: safe paths, and each file read and analysed once.
 
-use std::cell::RefCell;
+use std::cell::{OnceCell, RefCell};
 use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
 use std::rc::Rc;
@@ -19,6 +19,8 @@ pub struct DataStore {
     texts: RefCell<HashMap<PathBuf, Rc<String>>>,
     analyses: RefCell<HashMap<PathBuf, Rc<Analysis>>>,
     documents: RefCell<HashMap<PathBuf, Rc<Value>>>,
+    /// Every file below `dir`, relative and sorted, listed on the first glob.
+    files: OnceCell<Vec<String>>,
 }
 
 impl DataStore {
@@ -29,6 +31,7 @@ impl DataStore {
             texts: RefCell::default(),
             analyses: RefCell::default(),
             documents: RefCell::default(),
+            files: OnceCell::new(),
         })
     }
 
@@ -141,17 +144,12 @@ impl DataStore {
         let matcher = Glob::new(pattern)
             .map_err(|e| fail(format!("bad glob `{pattern}`: {e}"), "use *, ? and [..]"))?
             .compile_matcher();
-        let mut files: Vec<String> = WalkDir::new(&self.dir)
-            .sort_by_file_name()
-            .into_iter()
-            .filter_map(Result::ok)
-            .filter(|e| e.file_type().is_file())
-            .filter_map(|e| {
-                let rel = e.path().strip_prefix(&self.dir).ok()?.to_str()?.to_string();
-                matcher.is_match(&rel).then_some(rel)
-            })
+        let files: Vec<String> = self
+            .files()
+            .iter()
+            .filter(|rel| matcher.is_match(rel.as_str()))
+            .cloned()
             .collect();
-        files.sort();
         if files.is_empty() {
             return Err(fail(
                 format!("no data file matches `{pattern}`"),
@@ -159,6 +157,19 @@ impl DataStore {
             ));
         }
         Ok(files)
+    }
+
+    fn files(&self) -> &[String] {
+        self.files.get_or_init(|| {
+            let mut files: Vec<String> = WalkDir::new(&self.dir)
+                .into_iter()
+                .filter_map(Result::ok)
+                .filter(|e| e.file_type().is_file())
+                .filter_map(|e| Some(e.path().strip_prefix(&self.dir).ok()?.to_str()?.to_string()))
+                .collect();
+            files.sort();
+            files
+        })
     }
 
     fn resolve_parent_of_glob(&self, pattern: &str) -> Outcome<()> {
