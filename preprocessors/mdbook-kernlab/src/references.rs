@@ -50,6 +50,12 @@ pub struct SymbolLink {
     pub version: String,
 }
 
+/// Read and deserialize one index file; errors name the file.
+fn read_yaml<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    yaml_serde::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
+}
+
 /// The symbol index.
 #[derive(Debug, Default)]
 pub struct Symbols {
@@ -59,9 +65,7 @@ pub struct Symbols {
 
 impl Symbols {
     pub fn load(path: &Path) -> Result<Self, String> {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let file: SymbolFile =
-            yaml_serde::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        let file: SymbolFile = read_yaml(path)?;
         let mut by_name = BTreeMap::new();
         for s in file.symbols {
             if !s.lines.contains_key(&file.pinned) && s.lines.is_empty() {
@@ -162,9 +166,7 @@ pub struct Threads {
 
 impl Threads {
     pub fn load(path: &Path) -> Result<Self, String> {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let file: ThreadFile =
-            yaml_serde::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        let file: ThreadFile = read_yaml(path)?;
         let mut by_key = BTreeMap::new();
         for t in file.threads {
             if !t.url.starts_with("https://") {

@@ -232,6 +232,11 @@ fn diff(engine: &Engine, o: &MtrrOptions, m: &MtrrReport) -> Outcome<String> {
     table.render(engine)
 }
 
+/// A table of address ranges: register, range, size, memory type.
+fn range_table(title: String) -> TableModel {
+    TableModel::new(title, &["register", "range", "size", "type"])
+}
+
 fn boot(engine: &Engine, o: &MtrrOptions, m: &MtrrReport) -> Outcome<String> {
     let t = m.boot_tables.first().ok_or_else(|| {
         fail(
@@ -239,10 +244,7 @@ fn boot(engine: &Engine, o: &MtrrOptions, m: &MtrrReport) -> Outcome<String> {
             "boot with mtrr=debug and capture the `MTRR default type` lines",
         )
     })?;
-    let mut table = TableModel::new(
-        format!("Boot-time MTRRs in {}", o.mtrr),
-        &["register", "range", "size", "type"],
-    );
+    let mut table = range_table(format!("Boot-time MTRRs in {}", o.mtrr));
     table.rows.push(Row::new(vec![
         Cell::text("default"),
         Cell::text("everything not covered below"),
@@ -284,10 +286,7 @@ fn proc(engine: &Engine, o: &MtrrOptions, m: &MtrrReport) -> Outcome<String> {
             "capture `cat /proc/mtrr`",
         )
     })?;
-    let mut table = TableModel::new(
-        format!("/proc/mtrr in {}", o.mtrr),
-        &["register", "range", "size", "type"],
-    );
+    let mut table = range_table(format!("/proc/mtrr in {}", o.mtrr));
     for e in dump {
         table.rows.push(range_row(
             format!("reg{:02}", e.reg),
