@@ -1,14 +1,14 @@
-// Small repairs to mdBook's default page, found by the Lighthouse audit.
+// Repairs to mdBook's page that run after book.js (theme/head.hbs has the ones that must
+// run before it).
 (function () {
   'use strict';
-  // An (empty) unload handler keeps every page out of the browser's back/forward cache.
-  if (window.onunload) {
-    window.onunload = null;
-  }
-  // The sidebar toggle is a <label> carrying button ARIA attributes: give it the button role
-  // those attributes belong to.
+  // theme/head.hbs turned the sidebar toggle into a <button>: clicking it toggles the hidden
+  // checkbox the <label> toggled, after book.js's own click handler has prepared the sidebar.
   var toggle = document.getElementById('mdbook-sidebar-toggle');
-  if (toggle && !toggle.hasAttribute('role')) {
-    toggle.setAttribute('role', 'button');
+  var checkbox = document.getElementById('mdbook-sidebar-toggle-anchor');
+  if (toggle && checkbox && toggle.tagName === 'BUTTON') {
+    toggle.addEventListener('click', function () {
+      checkbox.click();
+    });
   }
 })();

@@ -3,7 +3,8 @@
 // target/screenshots)
 // Serves SITE_DIR on localhost, then checks: no console errors on the journey and on a
 // chart-heavy page; the anchors the cover letter cites scroll to their headings; charts are
-// visible and their bars contrast with the page in the light and the navy theme.
+// visible and their bars contrast with the page in the light and the navy theme; the page is
+// readable on a phone; the sidebar toggle works as a button; print includes the charts.
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
@@ -102,6 +103,28 @@ test('the journey is readable on a phone: only logs and tables scroll sideways',
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   assert.ok(overflow <= 1, `the page is ${overflow}px wider than the screen`);
   await page.screenshot({ path: path.join(shots, 'journey-phone.png') });
+  await context.close();
+});
+
+test('the sidebar toggle is a button that opens and closes the sidebar, by mouse and keyboard', async () => {
+  const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true });
+  const page = await context.newPage();
+  await page.goto(`${base}/journey`, { waitUntil: 'networkidle' });
+  const toggle = page.locator('#mdbook-sidebar-toggle');
+  const state = () => page.evaluate(() => ({
+    tag: document.getElementById('mdbook-sidebar-toggle').tagName,
+    expanded: document.getElementById('mdbook-sidebar-toggle').getAttribute('aria-expanded'),
+    visible: document.documentElement.classList.contains('sidebar-visible'),
+    onunload: window.onunload,
+  }));
+  assert.deepEqual(await state(), { tag: 'BUTTON', expanded: 'false', visible: false, onunload: null });
+  await toggle.click();
+  await page.locator('#mdbook-sidebar a[href$="journey.html"]').first().waitFor({ state: 'visible' });
+  assert.deepEqual(await state(), { tag: 'BUTTON', expanded: 'true', visible: true, onunload: null });
+  await toggle.focus();
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => getComputedStyle(document.getElementById('mdbook-sidebar')).display === 'none');
+  assert.deepEqual(await state(), { tag: 'BUTTON', expanded: 'false', visible: false, onunload: null });
   await context.close();
 });
 

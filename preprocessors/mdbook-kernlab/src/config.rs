@@ -19,6 +19,10 @@ pub struct Config {
     pub templates: PathBuf,
     /// Gaps at least this long are highlighted in log views unless a block says otherwise.
     pub gap_ms: f64,
+    /// Highlight every fenced code block at build time (languages syntect does not know as
+    /// plain text), not only c, diff, shell, dmesg and ftrace: for books that replace
+    /// highlight.js with the stand-in `mdbook-kernlab theme` writes.
+    pub highlight_all_code: bool,
     // Keys mdBook itself reads from the same table.
     command: Option<IgnoredAny>,
     before: Option<IgnoredAny>,
@@ -35,6 +39,7 @@ impl Default for Config {
             threads: "data/references/threads.yaml".into(),
             templates: "theme/kernlab".into(),
             gap_ms: 500.0,
+            highlight_all_code: false,
             command: None,
             before: None,
             after: None,

@@ -6,7 +6,7 @@ use std::sync::LazyLock;
 use serde::Serialize;
 use syntect::highlighting::ThemeSet;
 use syntect::html::{ClassStyle, ClassedHTMLGenerator, css_for_theme_with_class_style};
-use syntect::parsing::SyntaxSet;
+use syntect::parsing::{SyntaxReference, SyntaxSet};
 use syntect::util::LinesWithEndings;
 
 use crate::Engine;
@@ -23,7 +23,13 @@ static SYNTAXES: LazyLock<Result<SyntaxSet, String>> = LazyLock::new(|| {
     .map_err(|e| format!("the built-in syntax dump is unreadable: {e}"))
 });
 
-/// The syntect syntax name for a fence language or a `language:` option.
+/// Fence languages highlighted at build time even without `highlight-all-code`: the ones
+/// this notebook's own syntaxes and palettes were chosen for.
+pub const FENCE_LANGUAGES: [&str; 9] = [
+    "c", "diff", "patch", "sh", "bash", "shell", "console", "dmesg", "ftrace",
+];
+
+/// The syntect syntax name for the notebook's own language names.
 fn syntax_name(language: &str) -> Option<&'static str> {
     Some(match language {
         "c" | "h" => "C",
@@ -36,6 +42,29 @@ fn syntax_name(language: &str) -> Option<&'static str> {
         "text" => "Plain Text",
         _ => return None,
     })
+}
+
+fn syntaxes() -> Outcome<&'static SyntaxSet> {
+    SYNTAXES.as_ref().map_err(|e| {
+        fail(
+            format!("syntax definitions failed to load: {e}"),
+            "check theme/kernlab/syntaxes",
+        )
+    })
+}
+
+/// The syntax for a language: the notebook's names first, then any name or file extension
+/// syntect knows (`rust`, `python`, `markdown`, ...).
+fn find_syntax<'a>(set: &'a SyntaxSet, language: &str) -> Option<&'a SyntaxReference> {
+    match syntax_name(language) {
+        Some(name) => set.find_syntax_by_name(name),
+        None => set.find_syntax_by_token(language),
+    }
+}
+
+/// Whether `language` can be highlighted.
+pub fn knows(language: &str) -> bool {
+    syntaxes().is_ok_and(|set| find_syntax(set, language).is_some())
 }
 
 /// The language of a data file, from its name.
@@ -55,22 +84,11 @@ pub fn language_for(path: &str) -> &'static str {
 
 /// Highlight `code` to class-based HTML spans.
 pub fn highlight(language: &str, code: &str) -> Outcome<String> {
-    let set = SYNTAXES.as_ref().map_err(|e| {
-        fail(
-            format!("syntax definitions failed to load: {e}"),
-            "check theme/kernlab/syntaxes",
-        )
-    })?;
-    let name = syntax_name(language).ok_or_else(|| {
+    let set = syntaxes()?;
+    let syntax = find_syntax(set, language).ok_or_else(|| {
         fail(
             format!("no highlighting for language `{language}`"),
-            "use c, diff, patch, sh, bash, console, dmesg, ftrace, yaml, toml or text",
-        )
-    })?;
-    let syntax = set.find_syntax_by_name(name).ok_or_else(|| {
-        fail(
-            format!("syntax `{name}` is missing"),
-            "rebuild the preprocessor",
+            "use c, diff, patch, sh, bash, console, dmesg, ftrace, yaml, toml, text or another name syntect knows (rust, python, markdown, ...)",
         )
     })?;
     let mut generator = ClassedHTMLGenerator::new_with_class_style(syntax, set, CLASS_STYLE);
@@ -120,14 +138,21 @@ pub fn render_code(engine: &Engine, language: &str, code: &str) -> Outcome<Strin
 /// The stylesheet of the directives' HTML and SVG (`theme/kernlab.css`).
 pub const STYLESHEET: &str = include_str!("../../../theme/kernlab.css");
 
+/// The stand-in for mdBook's highlight.js, for books built with `highlight-all-code`.
+pub const HIGHLIGHT_JS_STAND_IN: &str = include_str!("../../../theme/highlight.js");
+
 /// Write `kernlab.css` and `kernlab-syntax.css` into `dir`, for a new book's
-/// `additional-css`.
-pub fn write_theme(dir: &std::path::Path) -> Result<(), String> {
+/// `additional-css`, and with `replace_highlight_js` the stand-in `highlight.js` too.
+pub fn write_theme(dir: &std::path::Path, replace_highlight_js: bool) -> Result<(), String> {
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    for (name, text) in [
+    let mut files = vec![
         ("kernlab.css", STYLESHEET.to_string()),
         ("kernlab-syntax.css", stylesheet()?),
-    ] {
+    ];
+    if replace_highlight_js {
+        files.push(("highlight.js", HIGHLIGHT_JS_STAND_IN.to_string()));
+    }
+    for (name, text) in files {
         let path = dir.join(name);
         std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
     }
@@ -197,6 +222,10 @@ mod tests {
         .unwrap();
         assert!(html.contains("kl-comment"), "{html}");
         assert!(highlight("cobol", "x").is_err());
+        assert!(!knows("cobol"));
+        assert!(knows("markdown") && knows("rust") && knows("dmesg"));
+        let html = highlight("markdown", "# Title\n").unwrap();
+        assert!(html.contains("kl-heading"), "{html}");
         assert!(highlight("c", "a < b && c > d\n").unwrap().contains("&lt;"));
     }
 

@@ -127,6 +127,13 @@ impl Engine {
                 }
                 Found::Inline { text } => (inline::render(self, text, figures, chapter), site.line),
                 Found::Code { language, body } => {
+                    let language = language.as_deref();
+                    let language = match language {
+                        Some(l) if highlight::FENCE_LANGUAGES.contains(&l) => l,
+                        _ if !self.config.highlight_all_code => continue,
+                        Some(l) if highlight::knows(l) => l,
+                        _ => "text",
+                    };
                     (highlight::render_code(self, language, body), site.line)
                 }
             };

@@ -1,8 +1,8 @@
 //! Finding directives in a chapter's Markdown.
 //!
 //! Blocks are fenced code blocks whose info string is `kernlab`; inline directives are
-//! `{{kl:...}}` anywhere outside code. Fenced blocks of the languages we highlight are
-//! found too, so that they can be rendered by syntect instead of highlight.js.
+//! `{{kl:...}}` anywhere outside code. Every other fenced block is reported too, so that the
+//! engine can highlight it with syntect instead of leaving it to highlight.js.
 
 use std::ops::Range;
 use std::sync::LazyLock;
@@ -17,8 +17,11 @@ pub enum Found {
     Block { body: String },
     /// `{{kl:NAME ARGS}}`.
     Inline { text: String },
-    /// A fenced block in a language rendered by syntect.
-    Code { language: String, body: String },
+    /// Any other fenced block: its language (the info string's first word), if any.
+    Code {
+        language: Option<String>,
+        body: String,
+    },
 }
 
 /// A directive with its byte range in the chapter and the 1-based line it starts on
@@ -33,18 +36,14 @@ pub struct Site {
 static INLINE: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"\{\{kl:([^{}\n]*)\}\}").expect("valid regex"));
 
-/// Languages whose fenced blocks are highlighted at build time.
-pub const HIGHLIGHTED: [&str; 9] = [
-    "c", "diff", "patch", "sh", "bash", "shell", "console", "dmesg", "ftrace",
-];
-
-/// Every directive and highlighted block of `markdown`, in order.
+/// Every directive and fenced code block of `markdown`, in order.
 pub fn scan(markdown: &str) -> Vec<Site> {
     let line_starts = line_starts(markdown);
     let line_of = |offset: usize| line_starts.partition_point(|&s| s <= offset);
     let mut sites = Vec::new();
     let mut code_ranges: Vec<Range<usize>> = Vec::new();
-    let mut open: Option<(Range<usize>, Option<String>, String)> = None;
+    // The open code block: its range, `Some(language)` when fenced, its text.
+    let mut open: Option<(Range<usize>, Option<Option<String>>, String)> = None;
     let options = Options::ENABLE_TABLES
         | Options::ENABLE_FOOTNOTES
         | Options::ENABLE_STRIKETHROUGH
@@ -54,10 +53,12 @@ pub fn scan(markdown: &str) -> Vec<Site> {
         match event {
             Event::Start(Tag::CodeBlock(kind)) => {
                 let language = match kind {
-                    CodeBlockKind::Fenced(info) => info
-                        .split(|c: char| c.is_whitespace() || c == ',')
-                        .next()
-                        .map(str::to_string),
+                    CodeBlockKind::Fenced(info) => Some(
+                        info.split(|c: char| c.is_whitespace() || c == ',')
+                            .next()
+                            .filter(|lang| !lang.is_empty())
+                            .map(str::to_string),
+                    ),
                     CodeBlockKind::Indented => None,
                 };
                 open = Some((range, language, String::new()));
@@ -71,22 +72,12 @@ pub fn scan(markdown: &str) -> Vec<Site> {
                 if let Some((range, language, body)) = open.take() {
                     code_ranges.push(range.clone());
                     let line = line_of(range.start);
-                    match language.as_deref() {
-                        Some("kernlab") => sites.push(Site {
-                            range,
-                            line,
-                            found: Found::Block { body },
-                        }),
-                        Some(lang) if HIGHLIGHTED.contains(&lang) => sites.push(Site {
-                            range,
-                            line,
-                            found: Found::Code {
-                                language: lang.to_string(),
-                                body,
-                            },
-                        }),
-                        _ => {}
-                    }
+                    let found = match language {
+                        None => continue,
+                        Some(Some(lang)) if lang == "kernlab" => Found::Block { body },
+                        Some(language) => Found::Code { language, body },
+                    };
+                    sites.push(Site { range, line, found });
                 }
             }
             Event::Code(_) | Event::Html(_) | Event::InlineHtml(_) => code_ranges.push(range),
@@ -139,7 +130,7 @@ mod tests {
     fn finds_blocks_inline_and_code_but_not_inside_code() {
         let md = "# T\n\nText {{kl:value a.log#/x}} and `{{kl:value no}}`.\n\n```kernlab\nlog: a.log\n```\n\n```c\nint x;\n```\n\n```text\n{{kl:value no}}\n```\n";
         let sites = scan(md);
-        assert_eq!(sites.len(), 3, "{sites:#?}");
+        assert_eq!(sites.len(), 4, "{sites:#?}");
         assert_eq!(
             sites[0].found,
             Found::Inline {
@@ -154,7 +145,14 @@ mod tests {
             }
         );
         assert_eq!(sites[1].line, 5);
-        assert!(matches!(&sites[2].found, Found::Code { language, .. } if language == "c"));
+        assert!(
+            matches!(&sites[2].found, Found::Code { language: Some(l), .. } if l == "c"),
+            "{sites:#?}"
+        );
+        assert!(
+            matches!(&sites[3].found, Found::Code { language: Some(l), body } if l == "text" && body.contains("kl:value no")),
+            "{sites:#?}"
+        );
         let out = splice(md, &[(sites[0].range.clone(), "X".into())]);
         assert!(out.starts_with("# T\n\nText X and"));
     }

@@ -154,7 +154,7 @@ fn normalize(path: &Path) -> PathBuf {
 fn the_starter_notebook_builds_and_renders() {
     let dir = tempfile::tempdir().unwrap();
     copy_dir(&repo().join("examples/starter-notebook"), dir.path());
-    mdbook_kernlab::highlight::write_theme(&dir.path().join("theme")).unwrap();
+    mdbook_kernlab::highlight::write_theme(&dir.path().join("theme"), false).unwrap();
     let out = dir.path().join("out");
     build(dir.path(), &out).unwrap();
     let chapter = html(&out, "chapter.html");
@@ -178,6 +178,79 @@ fn the_starter_notebook_builds_and_renders() {
         "catalog links the chapter"
     );
     assert!(check_links(&out).is_empty(), "{:?}", check_links(&out));
+}
+
+/// Fences in other languages are left to highlight.js unless `highlight-all-code` is set;
+/// then every fenced block is highlighted at build time and highlight.js can be replaced.
+#[test]
+fn highlight_all_code_takes_every_fence_from_highlight_js() {
+    let fences = "\n```markdown\n# A *heading*\n```\n\n```no-such-language\n<b>&</b>\n```\n\n```\nbare\n```\n";
+    for all in [false, true] {
+        let dir = tempfile::tempdir().unwrap();
+        copy_dir(&repo().join("examples/starter-notebook"), dir.path());
+        mdbook_kernlab::highlight::write_theme(&dir.path().join("theme"), all).unwrap();
+        let chapter = dir.path().join("src/chapter.md");
+        let text = std::fs::read_to_string(&chapter).unwrap();
+        std::fs::write(&chapter, format!("{text}{fences}")).unwrap();
+        if all {
+            let toml = dir.path().join("book.toml");
+            let text = std::fs::read_to_string(&toml).unwrap();
+            let text = text.replace(
+                "after = [\"links\"]",
+                "after = [\"links\"]\nhighlight-all-code = true",
+            );
+            assert!(text.contains("highlight-all-code"));
+            std::fs::write(&toml, text).unwrap();
+        }
+        let out = dir.path().join("out");
+        build(dir.path(), &out).unwrap();
+        let chapter = html(&out, "chapter.html");
+        let js = std::fs::read_dir(&out)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| {
+                p.file_name()
+                    .unwrap()
+                    .to_string_lossy()
+                    .starts_with("highlight-")
+                    && p.extension().is_some_and(|e| e == "js")
+            })
+            .map(|p| std::fs::read_to_string(p).unwrap())
+            .unwrap();
+        if all {
+            assert!(
+                chapter.contains("<code class=\"nohighlight kl-lang-markdown\">"),
+                "{chapter}"
+            );
+            assert!(
+                chapter.contains("kl-heading"),
+                "markdown is highlighted: {chapter}"
+            );
+            assert!(
+                chapter.contains("kl-lang-text"),
+                "unknown and bare fences as plain text"
+            );
+            assert!(
+                chapter.contains("&lt;b&gt;&amp;&lt;/b&gt;"),
+                "escaped: {chapter}"
+            );
+            assert!(
+                !chapter.contains("language-"),
+                "nothing left for highlight.js: {chapter}"
+            );
+            assert!(
+                js.len() < 1024 && js.contains("highlightBlock"),
+                "the stand-in"
+            );
+        } else {
+            assert!(
+                chapter.contains("<code class=\"language-markdown\">"),
+                "{chapter}"
+            );
+            assert!(!chapter.contains("kl-lang-markdown"));
+            assert!(js.len() > 10_000, "mdBook's highlight.js");
+        }
+    }
 }
 
 #[test]
