@@ -1,9 +1,8 @@
 //! Access to the book's data files: safe paths, and each file read and analysed once.
 
-use std::cell::{OnceCell, RefCell};
 use std::collections::HashMap;
 use std::path::{Component, Path, PathBuf};
-use std::rc::Rc;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use globset::Glob;
 use kernlog::Analysis;
@@ -13,14 +12,36 @@ use walkdir::WalkDir;
 
 use crate::error::{Failure, Outcome, fail};
 
-/// The data directory of a book, with caches for one preprocessor run.
+/// The data directory of a book, with caches for one preprocessor run, shared by the
+/// threads that render directives. Two threads that miss the same entry both compute it:
+/// the result is the same, and the lock is never held while a file is read or analysed.
 pub struct DataStore {
     dir: PathBuf,
-    texts: RefCell<HashMap<PathBuf, Rc<String>>>,
-    analyses: RefCell<HashMap<PathBuf, Rc<Analysis>>>,
-    documents: RefCell<HashMap<PathBuf, Rc<Value>>>,
+    texts: Cache<String>,
+    analyses: Cache<Analysis>,
+    documents: Cache<Value>,
     /// Every file below `dir`, relative and sorted, listed on the first glob.
-    files: OnceCell<Vec<String>>,
+    files: OnceLock<Vec<String>>,
+}
+
+type Cache<T> = Mutex<HashMap<PathBuf, Arc<T>>>;
+
+/// The cached value for `path`, or `make`'s result, which is then cached.
+fn cached<T>(
+    cache: &Cache<T>,
+    path: PathBuf,
+    make: impl FnOnce() -> Outcome<T>,
+) -> Outcome<Arc<T>> {
+    if let Some(value) = lock(cache).get(&path) {
+        return Ok(value.clone());
+    }
+    let value = Arc::new(make()?);
+    Ok(lock(cache).entry(path).or_insert(value).clone())
+}
+
+/// A thread that panicked while holding the lock left the map as it was: keep using it.
+fn lock<T>(cache: &Cache<T>) -> std::sync::MutexGuard<'_, HashMap<PathBuf, Arc<T>>> {
+    cache.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 impl DataStore {
@@ -28,10 +49,10 @@ impl DataStore {
     pub fn new(dir: &Path) -> std::io::Result<Self> {
         Ok(DataStore {
             dir: dir.canonicalize()?,
-            texts: RefCell::default(),
-            analyses: RefCell::default(),
-            documents: RefCell::default(),
-            files: OnceCell::new(),
+            texts: Mutex::default(),
+            analyses: Mutex::default(),
+            documents: Mutex::default(),
+            files: OnceLock::new(),
         })
     }
 
@@ -69,69 +90,59 @@ impl DataStore {
     }
 
     /// The text of a data file.
-    pub fn text(&self, rel: &str) -> Outcome<Rc<String>> {
+    pub fn text(&self, rel: &str) -> Outcome<Arc<String>> {
         let path = self.resolve(rel)?;
-        if let Some(t) = self.texts.borrow().get(&path) {
-            return Ok(t.clone());
-        }
-        let bytes =
-            std::fs::read(&path).map_err(|e| Failure::new(format!("cannot read `{rel}`: {e}")))?;
-        let text = Rc::new(String::from_utf8_lossy(&bytes).into_owned());
-        self.texts.borrow_mut().insert(path, text.clone());
-        Ok(text)
+        cached(&self.texts, path.clone(), || {
+            let bytes = std::fs::read(&path)
+                .map_err(|e| Failure::new(format!("cannot read `{rel}`: {e}")))?;
+            Ok(String::from_utf8_lossy(&bytes).into_owned())
+        })
     }
 
     /// kernlog's analysis of a log file.
-    pub fn analysis(&self, rel: &str) -> Outcome<Rc<Analysis>> {
+    pub fn analysis(&self, rel: &str) -> Outcome<Arc<Analysis>> {
         let path = self.resolve(rel)?;
-        if let Some(a) = self.analyses.borrow().get(&path) {
-            return Ok(a.clone());
-        }
-        let text = self.text(rel)?;
-        let analysis = Rc::new(kernlog::analyze_str(&text));
-        self.analyses.borrow_mut().insert(path, analysis.clone());
-        Ok(analysis)
+        cached(&self.analyses, path, || {
+            Ok(kernlog::analyze_str(&self.text(rel)?))
+        })
     }
 
     /// A file as a JSON document: YAML and JSON files as they are, logs as kernlog's
     /// report (the schema of `kernlog analyze --json`).
-    pub fn document(&self, rel: &str) -> Outcome<Rc<Value>> {
+    pub fn document(&self, rel: &str) -> Outcome<Arc<Value>> {
         let path = self.resolve(rel)?;
-        if let Some(d) = self.documents.borrow().get(&path) {
-            return Ok(d.clone());
-        }
         let extension = path.extension().and_then(|e| e.to_str()).unwrap_or("");
-        let doc = match extension {
-            "yaml" | "yml" => {
-                let text = self.text(rel)?;
-                yaml_serde::from_str::<Value>(&text).map_err(|e| {
-                    fail(
-                        format!("`{rel}` is not valid YAML: {e}"),
-                        "fix the data file; the message gives its line and column",
-                    )
-                })?
-            }
-            "json" => {
-                let text = self.text(rel)?;
-                serde_json::from_str::<Value>(&text).map_err(|e| {
-                    fail(
-                        format!("`{rel}` is not valid JSON: {e}"),
-                        "fix the data file; the message gives its line and column",
-                    )
-                })?
-            }
-            _ => match capture_document(&self.text(rel)?) {
-                Some(doc) => doc,
-                None => {
-                    let analysis = self.analysis(rel)?;
-                    serde_json::to_value(Report::new(&analysis))
-                        .map_err(|e| Failure::new(format!("cannot represent `{rel}`: {e}")))?
+        let extension = extension.to_string();
+        cached(&self.documents, path, || {
+            Ok(match extension.as_str() {
+                "yaml" | "yml" => {
+                    let text = self.text(rel)?;
+                    yaml_serde::from_str::<Value>(&text).map_err(|e| {
+                        fail(
+                            format!("`{rel}` is not valid YAML: {e}"),
+                            "fix the data file; the message gives its line and column",
+                        )
+                    })?
                 }
-            },
-        };
-        let doc = Rc::new(doc);
-        self.documents.borrow_mut().insert(path, doc.clone());
-        Ok(doc)
+                "json" => {
+                    let text = self.text(rel)?;
+                    serde_json::from_str::<Value>(&text).map_err(|e| {
+                        fail(
+                            format!("`{rel}` is not valid JSON: {e}"),
+                            "fix the data file; the message gives its line and column",
+                        )
+                    })?
+                }
+                _ => match capture_document(&self.text(rel)?) {
+                    Some(doc) => doc,
+                    None => {
+                        let analysis = self.analysis(rel)?;
+                        serde_json::to_value(Report::new(&analysis))
+                            .map_err(|e| Failure::new(format!("cannot represent `{rel}`: {e}")))?
+                    }
+                },
+            })
+        })
     }
 
     /// Files matching a glob relative to the data directory, sorted; at least one.

@@ -33,7 +33,8 @@ use crate::data::DataStore;
 use crate::error::{Failure, Problem};
 use crate::references::{Symbols, Threads};
 use crate::render::Templates;
-use crate::scan::{Found, scan, splice};
+use crate::scan::{Found, Site, scan, splice};
+use rayon::prelude::*;
 
 /// The preprocessor, for `mdbook` (through the `mdbook-kernlab` binary) or in-process
 /// through `mdbook-driver`'s `MDBook::with_preprocessor`.
@@ -103,75 +104,139 @@ impl Engine {
         chapter: &str,
         figures: &BookIndex,
     ) -> Result<String, Vec<Problem>> {
-        let mut problems: Vec<Problem> = figures
-            .duplicates(chapter)
-            .iter()
-            .map(|d| Problem {
-                file: source.to_path_buf(),
-                line: 1,
-                message: format!("the id {d} is used twice"),
-                hint: Some("ids must be unique in the book: published links point at them".into()),
-            })
-            .collect();
-        let mut replacements = Vec::new();
-        let mut block_index = 0;
-        for site in scan(markdown) {
-            let (result, line) = match &site.found {
-                Found::Block { body } => {
-                    let label = figures.label(chapter, block_index);
-                    block_index += 1;
-                    (
-                        blocks::render(self, body, label, figures, chapter),
-                        site.line + 1,
-                    )
-                }
-                Found::Inline { text } => (inline::render(self, text, figures, chapter), site.line),
-                Found::Code { language, body } => {
-                    let language = language.as_deref();
-                    let language = match language {
-                        Some(l) if highlight::FENCE_LANGUAGES.contains(&l) => l,
-                        _ if !self.config.highlight_all_code => continue,
-                        Some(l) if highlight::knows(l) => l,
-                        _ => "text",
-                    };
-                    (highlight::render_code(self, language, body), site.line)
-                }
-            };
-            match result {
-                Ok(html) => {
-                    // Block HTML must start on its own line to be an HTML block, and keep
-                    // the block's indentation (inside a list item, for example).
-                    let html = match site.found {
-                        Found::Inline { .. } => html,
-                        _ => {
-                            let line_start = markdown[..site.range.start]
-                                .rfind('\n')
-                                .map_or(0, |i| i + 1);
-                            let indent = &markdown[line_start..site.range.start];
-                            let indent = if indent.trim().is_empty() { indent } else { "" };
-                            format!("{}\n", html.replace('\n', &format!("\n{indent}")))
-                        }
-                    };
-                    replacements.push((site.range.clone(), html));
-                }
-                Err(Failure {
-                    message,
-                    hint,
-                    line_offset,
-                }) => problems.push(Problem {
-                    file: source.to_path_buf(),
-                    line: line + line_offset,
-                    message,
-                    hint,
-                }),
+        let input = Chapter {
+            markdown,
+            source,
+            html: chapter,
+        };
+        self.process_book(&[input], figures)
+            .pop()
+            .expect("one result per chapter")
+    }
+
+    /// Render every directive of every chapter, the directives of the whole book in parallel;
+    /// one result per chapter, in order, problems in the order of the text.
+    pub fn process_book(
+        &self,
+        chapters: &[Chapter<'_>],
+        figures: &BookIndex,
+    ) -> Vec<Result<String, Vec<Problem>>> {
+        let sites: Vec<Vec<Site>> = chapters.par_iter().map(|c| scan(c.markdown)).collect();
+        // Each block's figure label depends on its position among the chapter's blocks.
+        let mut jobs = Vec::new();
+        for (chapter, sites) in chapters.iter().zip(&sites) {
+            let mut block_index = 0;
+            for site in sites {
+                let label = match site.found {
+                    Found::Block { .. } => {
+                        block_index += 1;
+                        figures.label(chapter.html, block_index - 1)
+                    }
+                    _ => None,
+                };
+                jobs.push((chapter, site, label));
             }
         }
-        if problems.is_empty() {
-            Ok(splice(markdown, &replacements))
-        } else {
-            Err(problems)
+        let mut rendered = jobs
+            .par_iter()
+            .map(|&(chapter, site, label)| self.render_site(chapter, site, label, figures))
+            .collect::<Vec<_>>()
+            .into_iter();
+        chapters
+            .iter()
+            .zip(&sites)
+            .map(|(chapter, sites)| {
+                let mut problems: Vec<Problem> = figures
+                    .duplicates(chapter.html)
+                    .iter()
+                    .map(|d| Problem {
+                        file: chapter.source.to_path_buf(),
+                        line: 1,
+                        message: format!("the id {d} is used twice"),
+                        hint: Some(
+                            "ids must be unique in the book: published links point at them".into(),
+                        ),
+                    })
+                    .collect();
+                let mut replacements = Vec::new();
+                for (site, result) in sites.iter().zip(rendered.by_ref()) {
+                    match result {
+                        Ok(Some(html)) => replacements.push((site.range.clone(), html)),
+                        Ok(None) => {}
+                        Err(problem) => problems.push(problem),
+                    }
+                }
+                if problems.is_empty() {
+                    Ok(splice(chapter.markdown, &replacements))
+                } else {
+                    Err(problems)
+                }
+            })
+            .collect()
+    }
+
+    /// The replacement of one directive or code block (`None`: left for mdBook).
+    fn render_site(
+        &self,
+        chapter: &Chapter<'_>,
+        site: &Site,
+        label: Option<&str>,
+        figures: &BookIndex,
+    ) -> Result<Option<String>, Problem> {
+        let (result, line) = match &site.found {
+            Found::Block { body } => (
+                blocks::render(self, body, label, figures, chapter.html),
+                site.line + 1,
+            ),
+            Found::Inline { text } => {
+                (inline::render(self, text, figures, chapter.html), site.line)
+            }
+            Found::Code { language, body } => {
+                let language = match language.as_deref() {
+                    Some(l) if highlight::FENCE_LANGUAGES.contains(&l) => l,
+                    _ if !self.config.highlight_all_code => return Ok(None),
+                    Some(l) if highlight::knows(l) => l,
+                    _ => "text",
+                };
+                (highlight::render_code(self, language, body), site.line)
+            }
+        };
+        match result {
+            // Block HTML must start on its own line to be an HTML block, and keep the block's
+            // indentation (inside a list item, for example).
+            Ok(html) if matches!(site.found, Found::Inline { .. }) => Ok(Some(html)),
+            Ok(html) => {
+                let markdown = chapter.markdown;
+                let line_start = markdown[..site.range.start]
+                    .rfind('\n')
+                    .map_or(0, |i| i + 1);
+                let indent = &markdown[line_start..site.range.start];
+                let indent = if indent.trim().is_empty() { indent } else { "" };
+                Ok(Some(format!(
+                    "{}\n",
+                    html.replace('\n', &format!("\n{indent}"))
+                )))
+            }
+            Err(Failure {
+                message,
+                hint,
+                line_offset,
+            }) => Err(Problem {
+                file: chapter.source.to_path_buf(),
+                line: line + line_offset,
+                message,
+                hint,
+            }),
         }
     }
+}
+
+/// A chapter to render: its Markdown, the file named in messages, its HTML path.
+#[derive(Debug, Clone, Copy)]
+pub struct Chapter<'a> {
+    pub markdown: &'a str,
+    pub source: &'a Path,
+    pub html: &'a str,
 }
 
 /// `journey.md` -> `journey.html`.
@@ -208,11 +273,29 @@ impl Preprocessor for KernLab {
             }
         }
         let src: PathBuf = ctx.config.book.src.clone();
+        // Collected and written back in the same traversal, so results match chapters.
+        let mut inputs = Vec::new();
+        book.for_each_chapter_mut(|ch| {
+            if let Some(path) = &ch.path {
+                let source = src.join(ch.source_path.as_deref().unwrap_or(path));
+                inputs.push((std::mem::take(&mut ch.content), source, html_path(path)));
+            }
+        });
+        let chapters: Vec<Chapter> = inputs
+            .iter()
+            .map(|(markdown, source, html)| Chapter {
+                markdown,
+                source,
+                html,
+            })
+            .collect();
+        let mut results = engine.process_book(&chapters, &figures).into_iter();
         let mut problems = Vec::new();
         book.for_each_chapter_mut(|ch| {
-            let Some(path) = ch.path.clone() else { return };
-            let source = src.join(ch.source_path.as_deref().unwrap_or(&path));
-            match engine.process(&ch.content, &source, &html_path(&path), &figures) {
+            if ch.path.is_none() {
+                return;
+            }
+            match results.next().expect("one result per chapter") {
                 Ok(content) => ch.content = content,
                 Err(mut p) => problems.append(&mut p),
             }

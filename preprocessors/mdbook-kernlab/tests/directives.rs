@@ -260,3 +260,61 @@ fn rendering_twice_gives_the_same_bytes() {
     let md = "```kernlab\nbringup: dmesg/resume-6.16.3-ubuntu-kernel.log\n```\n\n```kernlab\nmtrr: mtrr/resume-6.16.7-debug-slow.log\n```\n";
     assert_eq!(render(md).unwrap(), render(md).unwrap());
 }
+
+/// The whole book's directives render in parallel; each chapter still gets its own
+/// rendering, figure numbers and problems, in the order of its text.
+#[test]
+fn a_book_renders_in_parallel_with_results_and_problems_in_order() {
+    let engine = engine();
+    let good = "# A\n\n```kernlab\nlog: dmesg/resume-6.16.3-ubuntu-kernel.log\nlines: 1-2\ncaption: First.\n```\n\n```kernlab\nlog: dmesg/resume-6.16.3-ubuntu-kernel.log\nlines: 3-4\ncaption: Second.\n```\n";
+    let bad = "# B\n\n{{kl:sym no_such_symbol}}\n\n```kernlab\nlog: dmesg/nope.log\n```\n\n{{kl:thread no-such-thread}}\n";
+    let chapters: Vec<(&str, PathBuf, &str)> = (0..6)
+        .map(|i| {
+            let html = ["a.html", "b.html", "c.html", "d.html", "e.html", "f.html"][i];
+            let markdown = if i % 2 == 0 { good } else { bad };
+            (markdown, PathBuf::from(format!("src/{i}.md")), html)
+        })
+        .collect();
+    let mut figures = BookIndex::default();
+    for (i, (markdown, _, html)) in chapters.iter().enumerate() {
+        figures.collect(html, Some(&format!("{}.", i + 1)), markdown);
+    }
+    let inputs: Vec<mdbook_kernlab::Chapter> = chapters
+        .iter()
+        .map(|(markdown, source, html)| mdbook_kernlab::Chapter {
+            markdown,
+            source,
+            html,
+        })
+        .collect();
+    let results = engine.process_book(&inputs, &figures);
+    assert_eq!(results.len(), 6);
+    for (i, result) in results.iter().enumerate() {
+        if i % 2 == 0 {
+            let html = result.as_ref().unwrap();
+            let first = html.find(&format!("Listing {}.1", i + 1)).unwrap();
+            let second = html.find(&format!("Listing {}.2", i + 1)).unwrap();
+            assert!(first < second, "{html}");
+        } else {
+            let problems: Vec<String> = result
+                .as_ref()
+                .unwrap_err()
+                .iter()
+                .map(ToString::to_string)
+                .collect();
+            assert_eq!(problems.len(), 3, "{problems:#?}");
+            assert!(
+                problems[0].starts_with(&format!("src/{i}.md:3: ")),
+                "{problems:#?}"
+            );
+            assert!(
+                problems[1].starts_with(&format!("src/{i}.md:6: cannot open")),
+                "{problems:#?}"
+            );
+            assert!(
+                problems[2].starts_with(&format!("src/{i}.md:9: ")),
+                "{problems:#?}"
+            );
+        }
+    }
+}
