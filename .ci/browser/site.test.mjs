@@ -4,7 +4,7 @@
 // Serves SITE_DIR on localhost, then checks: no console errors on the journey and on a
 // chart-heavy page; the anchors the cover letter cites scroll to their headings; charts are
 // visible and their bars contrast with the page in the light and the navy theme; the page is
-// readable on a phone; the sidebar toggle works as a button; print includes the charts.
+// readable on a phone; the sidebar toggle works as a button; search finds the journey; print includes the charts.
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
@@ -125,6 +125,18 @@ test('the sidebar toggle is a button that opens and closes the sidebar, by mouse
   await page.keyboard.press('Enter');
   await page.waitForFunction(() => getComputedStyle(document.getElementById('mdbook-sidebar')).display === 'none');
   assert.deepEqual(await state(), { tag: 'BUTTON', expanded: 'false', visible: false, onunload: null });
+  await context.close();
+});
+
+test('search finds the journey (the site is built with search, as deployed)', async () => {
+  const { page, errors, context } = await open('/related/chen-yu-2017');
+  await page.keyboard.press('s');
+  await page.locator('#mdbook-searchbar').pressSequentially('rendezvous');
+  const results = page.locator('#mdbook-searchresults a');
+  await results.first().waitFor({ state: 'visible' });
+  const hrefs = await results.evaluateAll((links) => links.map((a) => a.getAttribute('href')));
+  assert.ok(hrefs.some((h) => h.replace(/^\.\.\//, '').startsWith('journey.html')), `results: ${hrefs.join(', ')}`);
+  assert.deepEqual(errors, []);
   await context.close();
 });
 

@@ -2,6 +2,7 @@
 //! edit. Run with `cargo bench -p mdbook-kernlab`. Targets: ratio <= 1.5x, warm rebuild < 1 s.
 
 use std::path::{Path, PathBuf};
+use std::process::Command;
 use std::time::Instant;
 
 use mdbook_driver::MDBook;
@@ -138,4 +139,56 @@ fn main() {
         floor / without
     );
     println!("warm rebuild after a data edit: {warm:.3} s (target < 1 s)");
+    cli(root, &toml, &plain);
+}
+
+/// What an author sees: `mdbook build` (if mdBook 0.5 is installed) running this crate's
+/// binary as a separate process, which pays its start-up on every build.
+fn cli(root: &Path, toml: &str, plain: &str) {
+    let version = Command::new("mdbook").arg("--version").output();
+    match version {
+        Ok(out) if String::from_utf8_lossy(&out.stdout).contains("v0.5.") => {}
+        _ => {
+            println!("mdbook build: skipped (mdBook 0.5 is not installed)");
+            return;
+        }
+    }
+    let run = || {
+        let start = Instant::now();
+        let status = Command::new("mdbook")
+            .args(["build", "--dest-dir", "out"])
+            .arg(root)
+            .stderr(std::process::Stdio::null())
+            .status()
+            .expect("mdbook runs");
+        assert!(
+            status.success(),
+            "mdbook build failed in {}",
+            root.display()
+        );
+        start.elapsed().as_secs_f64()
+    };
+    std::fs::write(root.join("book.toml"), plain).unwrap();
+    let without = best(5, run);
+    let command = format!(
+        "command = {:?}",
+        env!("CARGO_BIN_EXE_mdbook-kernlab").replace('\\', "/")
+    );
+    let with_binary: String = toml
+        .lines()
+        .map(|l| {
+            if l.starts_with("command = ") {
+                command.as_str()
+            } else {
+                l
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    std::fs::write(root.join("book.toml"), with_binary).unwrap();
+    let with = best(5, run);
+    println!(
+        "mdbook build (separate processes): {without:.3} s without, {with:.3} s with, ratio {:.2}x",
+        with / without
+    );
 }
