@@ -5,6 +5,7 @@ use kernlog::Analysis;
 use kernlog::findings::SLOW_BRINGUP_MS;
 use kernlog::resume::Cycle;
 use serde::Deserialize;
+use serde::de::IgnoredAny;
 
 use super::{Cell, Row, TableModel, chart_id, duration, options};
 use crate::Engine;
@@ -47,8 +48,9 @@ struct BringupOptions {
     cycle: usize,
     chart: Option<bool>,
     id: Option<String>,
-    #[allow(dead_code)]
-    caption: Option<String>,
+    /// Read by `common`; listed so that unknown options are still refused.
+    #[serde(rename = "caption")]
+    _caption: Option<IgnoredAny>,
 }
 
 /// Per-CPU bring-up: a Gantt-style chart from each Booting line to `CPUn is up`, and a table.
@@ -158,8 +160,9 @@ struct TimelineOptions {
     #[serde(default)]
     cycle: usize,
     id: Option<String>,
-    #[allow(dead_code)]
-    caption: Option<String>,
+    /// Read by `common`; listed so that unknown options are still refused.
+    #[serde(rename = "caption")]
+    _caption: Option<IgnoredAny>,
 }
 
 /// The phases of one cycle on a time axis, with a table of the same.
@@ -228,8 +231,9 @@ struct CompareOptions {
     digits: Option<usize>,
     chart: Option<bool>,
     id: Option<String>,
-    #[allow(dead_code)]
-    caption: Option<String>,
+    /// Read by `common`; listed so that unknown options are still refused.
+    #[serde(rename = "caption")]
+    _caption: Option<IgnoredAny>,
 }
 
 /// One value from several files, grouped (e.g. five runs before and after a patch).
@@ -317,8 +321,9 @@ struct TraceOptions {
     function: Option<String>,
     top: Option<usize>,
     id: Option<String>,
-    #[allow(dead_code)]
-    caption: Option<String>,
+    /// Read by `common`; listed so that unknown options are still refused.
+    #[serde(rename = "caption")]
+    _caption: Option<IgnoredAny>,
 }
 
 fn ms_text(us: f64) -> String {
@@ -414,10 +419,12 @@ pub fn trace(engine: &Engine, body: &str) -> Outcome<String> {
 #[serde(deny_unknown_fields)]
 struct ProbeOptions {
     probes: String,
-    #[allow(dead_code)]
-    id: Option<String>,
-    #[allow(dead_code)]
-    caption: Option<String>,
+    /// Read by `common`; listed so that unknown options are still refused.
+    #[serde(rename = "id")]
+    _id: Option<IgnoredAny>,
+    /// Read by `common`; listed so that unknown options are still refused.
+    #[serde(rename = "caption")]
+    _caption: Option<IgnoredAny>,
 }
 
 /// Delay-loop probes: one row per probe point, one column per CPU; slow cells marked.

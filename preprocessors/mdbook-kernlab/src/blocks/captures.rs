@@ -3,6 +3,7 @@
 
 use kernlog::captures::{self, CaptureError};
 use serde::Deserialize;
+use serde::de::IgnoredAny;
 
 use super::{Cell, Row, TableModel, chart_id, options};
 use crate::Engine;
@@ -23,8 +24,9 @@ struct HistogramOptions {
     /// What the bucket bounds count (e.g. "µs").
     unit: Option<String>,
     id: Option<String>,
-    #[allow(dead_code)]
-    caption: Option<String>,
+    /// Read by `common`; listed so that unknown options are still refused.
+    #[serde(rename = "caption")]
+    _caption: Option<IgnoredAny>,
 }
 
 pub fn histogram(engine: &Engine, body: &str) -> Outcome<String> {
@@ -79,10 +81,12 @@ pub fn histogram(engine: &Engine, body: &str) -> Outcome<String> {
 struct CountsOptions {
     counts: String,
     top: Option<usize>,
-    #[allow(dead_code)]
-    id: Option<String>,
-    #[allow(dead_code)]
-    caption: Option<String>,
+    /// Read by `common`; listed so that unknown options are still refused.
+    #[serde(rename = "id")]
+    _id: Option<IgnoredAny>,
+    /// Read by `common`; listed so that unknown options are still refused.
+    #[serde(rename = "caption")]
+    _caption: Option<IgnoredAny>,
 }
 
 pub fn counts(engine: &Engine, body: &str) -> Outcome<String> {
@@ -111,10 +115,12 @@ struct CountsDiffOptions {
     counts_diff: String,
     /// Names of the two sides (default: left, right).
     sides: Option<[String; 2]>,
-    #[allow(dead_code)]
-    id: Option<String>,
-    #[allow(dead_code)]
-    caption: Option<String>,
+    /// Read by `common`; listed so that unknown options are still refused.
+    #[serde(rename = "id")]
+    _id: Option<IgnoredAny>,
+    /// Read by `common`; listed so that unknown options are still refused.
+    #[serde(rename = "caption")]
+    _caption: Option<IgnoredAny>,
 }
 
 pub fn counts_diff(engine: &Engine, body: &str) -> Outcome<String> {
@@ -159,10 +165,12 @@ pub fn counts_diff(engine: &Engine, body: &str) -> Outcome<String> {
 #[serde(deny_unknown_fields)]
 struct BisectOptions {
     bisect: String,
-    #[allow(dead_code)]
-    id: Option<String>,
-    #[allow(dead_code)]
-    caption: Option<String>,
+    /// Read by `common`; listed so that unknown options are still refused.
+    #[serde(rename = "id")]
+    _id: Option<IgnoredAny>,
+    /// Read by `common`; listed so that unknown options are still refused.
+    #[serde(rename = "caption")]
+    _caption: Option<IgnoredAny>,
 }
 
 pub fn bisect(engine: &Engine, body: &str) -> Outcome<String> {

@@ -4,6 +4,7 @@
 use kernlog::reader::{Clock, RecordReader, Time};
 use kernlog::record::Origin;
 use regex::Regex;
+use serde::de::IgnoredAny;
 use serde::{Deserialize, Serialize};
 
 use super::options;
@@ -89,10 +90,12 @@ struct LogOptions {
     highlight: Option<OneOrMany>,
     /// Show the delta column (default: yes).
     deltas: Option<bool>,
-    #[allow(dead_code)]
-    id: Option<String>,
-    #[allow(dead_code)]
-    caption: Option<String>,
+    /// Read by `common`; listed so that unknown options are still refused.
+    #[serde(rename = "id")]
+    _id: Option<IgnoredAny>,
+    /// Read by `common`; listed so that unknown options are still refused.
+    #[serde(rename = "caption")]
+    _caption: Option<IgnoredAny>,
 }
 
 /// One line of the file as the view needs it.
@@ -426,10 +429,12 @@ struct SourceOptions {
     /// the data directory.
     root: Option<String>,
     lines: Option<String>,
-    #[allow(dead_code)]
-    id: Option<String>,
-    #[allow(dead_code)]
-    caption: Option<String>,
+    /// Read by `common`; listed so that unknown options are still refused.
+    #[serde(rename = "id")]
+    _id: Option<IgnoredAny>,
+    /// Read by `common`; listed so that unknown options are still refused.
+    #[serde(rename = "caption")]
+    _caption: Option<IgnoredAny>,
 }
 
 pub fn render_source(engine: &Engine, body: &str) -> Outcome<String> {

@@ -5,6 +5,7 @@ use kernlog::mtrr::{
     DefType, MtrrReport, MtrrRun, RegisterChange, decode_deftype, fixed_differences,
 };
 use serde::Deserialize;
+use serde::de::IgnoredAny;
 
 use super::{Cell, Row, TableModel, options};
 use crate::Engine;
@@ -30,8 +31,9 @@ struct MtrrOptions {
     /// For `changes`: list every run, not one row per CPU.
     all_runs: Option<bool>,
     id: Option<String>,
-    #[allow(dead_code)]
-    caption: Option<String>,
+    /// Read by `common`; listed so that unknown options are still refused.
+    #[serde(rename = "caption")]
+    _caption: Option<IgnoredAny>,
 }
 
 fn hex(v: u64) -> String {
@@ -330,10 +332,12 @@ enum DeftypeSource {
 #[serde(deny_unknown_fields)]
 struct DeftypeOptions {
     deftype: DeftypeSource,
-    #[allow(dead_code)]
-    id: Option<String>,
-    #[allow(dead_code)]
-    caption: Option<String>,
+    /// Read by `common`; listed so that unknown options are still refused.
+    #[serde(rename = "id")]
+    _id: Option<IgnoredAny>,
+    /// Read by `common`; listed so that unknown options are still refused.
+    #[serde(rename = "caption")]
+    _caption: Option<IgnoredAny>,
 }
 
 /// IA32_MTRR_DEF_TYPE decoded: given values, or each CPU's value before and after its first

@@ -1,6 +1,7 @@
 //! Tables and range charts from YAML data (e.g. the version summary).
 
 use serde::Deserialize;
+use serde::de::IgnoredAny;
 use serde_json::Value;
 
 use super::{Cell, Row, TableModel, chart_id, options};
@@ -24,10 +25,12 @@ struct TableOptions {
     /// JSON pointer to the list of rows (default: /rows).
     rows: Option<String>,
     columns: Vec<Column>,
-    #[allow(dead_code)]
-    id: Option<String>,
-    #[allow(dead_code)]
-    caption: Option<String>,
+    /// Read by `common`; listed so that unknown options are still refused.
+    #[serde(rename = "id")]
+    _id: Option<IgnoredAny>,
+    /// Read by `common`; listed so that unknown options are still refused.
+    #[serde(rename = "caption")]
+    _caption: Option<IgnoredAny>,
 }
 
 fn rows<'a>(doc: &'a Value, pointer: &str, file: &str) -> Outcome<&'a Vec<Value>> {
@@ -90,8 +93,9 @@ struct RangesOptions {
     /// Axis label.
     unit: Option<String>,
     id: Option<String>,
-    #[allow(dead_code)]
-    caption: Option<String>,
+    /// Read by `common`; listed so that unknown options are still refused.
+    #[serde(rename = "caption")]
+    _caption: Option<IgnoredAny>,
 }
 
 /// One bar per [low, high] pair of each row (rows without pairs are listed as "no data").
@@ -175,10 +179,12 @@ struct CatalogOptions {
     /// The manifest: a YAML list of entries with `path`, `kind`, `kernel`, `source`,
     /// `section`, `records`.
     catalog: String,
-    #[allow(dead_code)]
-    id: Option<String>,
-    #[allow(dead_code)]
-    caption: Option<String>,
+    /// Read by `common`; listed so that unknown options are still refused.
+    #[serde(rename = "id")]
+    _id: Option<IgnoredAny>,
+    /// Read by `common`; listed so that unknown options are still refused.
+    #[serde(rename = "caption")]
+    _caption: Option<IgnoredAny>,
 }
 
 /// The data catalog: one row per manifest entry, with the chapters that render the file.
