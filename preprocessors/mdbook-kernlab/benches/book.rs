@@ -156,7 +156,9 @@ fn cli(root: &Path, toml: &str, plain: &str) {
     let run = || {
         let start = Instant::now();
         let status = Command::new("mdbook")
-            .args(["build", "--dest-dir", "out"])
+            .arg("build")
+            .arg("--dest-dir")
+            .arg(root.join("out"))
             .arg(root)
             .stderr(std::process::Stdio::null())
             .status()
