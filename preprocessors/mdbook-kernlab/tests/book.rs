@@ -287,15 +287,24 @@ fn plain(text: &str) -> String {
         .collect()
 }
 
-/// The real book: built twice to identical bytes; every legacy anchor in place and in order;
-/// every link and anchor resolving; nothing left unrendered.
+/// The real book: built twice to identical bytes (once on one thread, once on several, as
+/// directives render in parallel); every legacy anchor in place and in order; every link and
+/// anchor resolving; nothing left unrendered.
 #[test]
 fn the_notebook_builds_reproducibly_with_its_published_anchors() {
     let root = repo();
     let a = tempfile::tempdir().unwrap();
     let b = tempfile::tempdir().unwrap();
-    build(&root, a.path()).unwrap();
-    build(&root, b.path()).unwrap();
+    let one_thread = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap();
+    one_thread.install(|| build(&root, a.path())).unwrap();
+    let several = rayon::ThreadPoolBuilder::new()
+        .num_threads(4)
+        .build()
+        .unwrap();
+    several.install(|| build(&root, b.path())).unwrap();
     let (fa, fb) = (files(a.path()), files(b.path()));
     assert_eq!(fa.keys().collect::<Vec<_>>(), fb.keys().collect::<Vec<_>>());
     for (path, bytes) in &fa {
