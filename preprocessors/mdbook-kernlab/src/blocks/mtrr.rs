@@ -85,36 +85,27 @@ fn changes(engine: &Engine, o: &MtrrOptions, m: &MtrrReport) -> Outcome<String> 
         (Some(b), _) => b.default_type.to_string(),
         _ => "-".to_string(),
     };
-    if o.all_runs.unwrap_or(false) {
-        for r in &m.runs {
-            let mut row = Row::new(vec![
-                Cell::num(r.cpu.to_string()),
-                Cell::num(r.line.to_string()),
-                Cell::text(r.flags.clone().unwrap_or_default()).class("kl-mono"),
-                Cell::text(deftype(r)),
-                Cell::lines(describe(r)),
-            ]);
-            if r.changed() {
-                row.class = "kl-changed".into();
-            }
-            table.rows.push(row);
+    let row = |r: &MtrrRun| {
+        let mut row = Row::new(vec![
+            Cell::num(r.cpu.to_string()),
+            Cell::num(r.line.to_string()),
+            Cell::text(r.flags.clone().unwrap_or_default()).class("kl-mono"),
+            Cell::text(deftype(r)),
+            Cell::lines(describe(r)),
+        ]);
+        if r.changed() {
+            row.class = "kl-changed".into();
         }
+        row
+    };
+    if o.all_runs.unwrap_or(false) {
+        table.rows.extend(m.runs.iter().map(row));
     } else {
         for cpu in m.cpus() {
             let runs: Vec<&MtrrRun> = m.runs.iter().filter(|r| r.cpu == cpu).collect();
+            // The CPU's first run that changed something, else its first run.
             let shown = runs.iter().find(|r| r.changed()).or(runs.first()).copied();
-            let Some(r) = shown else { continue };
-            let mut row = Row::new(vec![
-                Cell::num(cpu.to_string()),
-                Cell::num(r.line.to_string()),
-                Cell::text(r.flags.clone().unwrap_or_default()).class("kl-mono"),
-                Cell::text(deftype(r)),
-                Cell::lines(describe(r)),
-            ]);
-            if r.changed() {
-                row.class = "kl-changed".into();
-            }
-            table.rows.push(row);
+            table.rows.extend(shown.map(row));
         }
     }
     table.render(engine)
