@@ -57,6 +57,26 @@ pub struct Analysis {
     pub findings: Vec<Finding>,
 }
 
+impl Analysis {
+    /// The log lines that belong to cycle `index`: from its `PM: suspend entry` (or, in a
+    /// log without one, from the line after the cycle before it ends) up to, not including,
+    /// the first line of the cycle after it. MTRR runs and warnings in this range belong to
+    /// that cycle, so boot-time messages before the first suspend are not counted as resume.
+    pub fn cycle_lines(&self, index: usize) -> Option<std::ops::Range<u64>> {
+        let cycle = self.cycles.get(index)?;
+        let start = match (cycle.entry, index.checked_sub(1)) {
+            (Some(entry), _) => entry.line,
+            (None, Some(previous)) => self.cycles[previous].last_line.saturating_add(1),
+            (None, None) => 0,
+        };
+        let end = self
+            .cycles
+            .get(index + 1)
+            .map_or(u64::MAX, |n| n.first_line);
+        Some(start..end)
+    }
+}
+
 /// Feeds records to every analysis; reusable by callers that read records themselves.
 #[derive(Debug, Default)]
 pub struct Analyzer {
@@ -134,16 +154,19 @@ pub fn analyze_str(text: &str) -> Analysis {
 /// How many MTRR set-state runs (one per CPU per rendezvous) happened in each step of a
 /// resume: before the secondary CPUs start (`boot CPU`), while CPU n is brought up
 /// (`CPU n`), and after the last one is up (`after bring-up`). Shows the cost of checking
-/// every online CPU each time one more comes up.
+/// every online CPU each time one more comes up. Only runs between the end of the cycle
+/// before and the start of the cycle after count, so each cycle of a log has its own figures.
 pub fn rendezvous_per_step(analysis: &Analysis, cycle: usize) -> Option<Vec<(String, usize)>> {
     let c = analysis.cycles.get(cycle)?;
     let enable = c.enable_start?.line;
+    let window = analysis.cycle_lines(cycle)?;
     let runs: Vec<u64> = analysis
         .mtrr
         .runs
         .iter()
         .filter(|r| r.flags.is_some())
         .map(|r| r.line)
+        .filter(|l| window.contains(l))
         .collect();
     let mut steps = vec![(
         "boot CPU".to_string(),

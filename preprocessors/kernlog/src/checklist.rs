@@ -64,14 +64,53 @@ impl Default for Limits {
     }
 }
 
+/// One resumed cycle and the lines of the log that belong to it
+/// ([`Analysis::cycle_lines`]): MTRR runs and warnings are judged cycle by cycle, so that
+/// boot-time messages before the first suspend are not taken for resume trouble.
+#[derive(Debug, Clone)]
+struct Window<'a> {
+    cycle: &'a Cycle,
+    lines: std::ops::Range<u64>,
+    /// Where the resume proper begins: runs of the boot CPU before it are its restore.
+    resume_line: u64,
+}
+
+impl Window<'_> {
+    fn contains(&self, line: u64) -> bool {
+        self.lines.contains(&line)
+    }
+}
+
+fn windows(analysis: &Analysis) -> Vec<Window<'_>> {
+    let mut out = Vec::new();
+    for (i, c) in analysis.cycles.iter().enumerate() {
+        if c.enable_start.is_none() && c.cpus.is_empty() {
+            continue; // no CPU bring-up: nothing of this cycle to check
+        }
+        let Some(resume) = c.low_level_resume.or(c.enable_start).or_else(|| {
+            c.cpus
+                .iter()
+                .filter_map(|cpu| cpu.booting.or(cpu.up))
+                .min_by_key(|e| e.line)
+        }) else {
+            continue;
+        };
+        let Some(lines) = analysis.cycle_lines(i) else {
+            continue;
+        };
+        out.push(Window {
+            cycle: c,
+            lines,
+            resume_line: resume.line,
+        });
+    }
+    out
+}
+
 /// Check a log's analysis.
 pub fn check(analysis: &Analysis, limits: Limits) -> Checklist {
-    let resumed: Vec<&Cycle> = analysis
-        .cycles
-        .iter()
-        .filter(|c| c.enable_start.is_some() || !c.cpus.is_empty())
-        .collect();
-    if resumed.is_empty() {
+    let windows = windows(analysis);
+    if windows.is_empty() {
         let item = Item {
             name: "resume found",
             status: Status::Fail,
@@ -86,6 +125,7 @@ pub fn check(analysis: &Analysis, limits: Limits) -> Checklist {
             verdict: "FAIL: nothing to check".into(),
         };
     }
+    let resumed: Vec<&Cycle> = windows.iter().map(|w| w.cycle).collect();
     let mut items = vec![bringup_item(&resumed, limits), cpus_back_item(&resumed)];
     let diagnostic: Vec<u64> = analysis
         .mtrr
@@ -94,9 +134,9 @@ pub fn check(analysis: &Analysis, limits: Limits) -> Checklist {
         .filter(|w| w.text.contains(FIX_DIAGNOSTIC))
         .map(|w| w.line)
         .collect();
-    items.push(diagnostic_item(analysis, &diagnostic));
-    items.push(consistency_item(analysis, &resumed));
-    items.push(warnings_item(analysis));
+    items.push(diagnostic_item(analysis, &windows, &diagnostic));
+    items.push(consistency_item(analysis, &windows));
+    items.push(warnings_item(analysis, &windows));
     let passed = items.iter().all(|i| i.status != Status::Fail);
     let verdict = if !passed {
         let failed: Vec<&str> = items
@@ -196,32 +236,41 @@ fn cpus_back_item(cycles: &[&Cycle]) -> Item {
     }
 }
 
-/// With `mtrr=debug`: was the boot CPU found changed after the boot, on resume?
-fn bp_changed_on_resume(analysis: &Analysis) -> Option<(bool, Vec<u64>)> {
+/// With `mtrr=debug`: the boot CPU's restores in each window that found its MTRRs changed
+/// (`None` without debug lines in the log).
+fn bp_changed_per_window(analysis: &Analysis, windows: &[Window]) -> Option<Vec<Vec<u64>>> {
     let runs = &analysis.mtrr.runs;
     if runs.is_empty() {
         return None;
     }
-    // Runs before the first Booting or Enabling line are boot-CPU restores of a resume when
-    // the log has a resume; boot-time checks happen in a log with no cycle.
-    let first_resume_line = analysis
-        .cycles
-        .iter()
-        .filter_map(|c| c.low_level_resume.or(c.enable_start).map(|e| e.line))
-        .min();
-    let changed: Vec<u64> = runs
-        .iter()
-        .filter(|r| r.cpu == 0 && r.changed())
-        .filter(|r| first_resume_line.is_none_or(|l| r.line <= l))
-        .map(|r| r.line)
-        .collect();
-    Some((!changed.is_empty(), changed))
+    Some(
+        windows
+            .iter()
+            .map(|w| {
+                runs.iter()
+                    .filter(|r| r.cpu == 0 && r.changed())
+                    .filter(|r| w.contains(r.line) && r.line <= w.resume_line)
+                    .map(|r| r.line)
+                    .collect()
+            })
+            .collect(),
+    )
 }
 
-fn diagnostic_item(analysis: &Analysis, diagnostic: &[u64]) -> Item {
+/// "resume 2, 4" for the 0-based window indices given.
+fn resume_list(indices: &[usize]) -> String {
+    let list: Vec<String> = indices.iter().map(|i| (i + 1).to_string()).collect();
+    format!(
+        "resume{} {}",
+        if indices.len() == 1 { "" } else { "s" },
+        list.join(", ")
+    )
+}
+
+fn diagnostic_item(analysis: &Analysis, windows: &[Window], diagnostic: &[u64]) -> Item {
     let name = "diagnostic if and only if the MTRRs changed";
-    match bp_changed_on_resume(analysis) {
-        None => Item {
+    let Some(changed) = bp_changed_per_window(analysis, windows) else {
+        return Item {
             name,
             status: Status::Skip,
             reason: if diagnostic.is_empty() {
@@ -230,42 +279,72 @@ fn diagnostic_item(analysis: &Analysis, diagnostic: &[u64]) -> Item {
                 "diagnostic present; boot with mtrr=debug to confirm the MTRRs changed".into()
             },
             lines: diagnostic.to_vec(),
-        },
-        Some((changed, mut lines)) => {
-            lines.extend_from_slice(diagnostic);
-            lines.sort_unstable();
-            let present = !diagnostic.is_empty();
-            let (status, reason) = match (changed, present) {
-                (true, true) => (
-                    Status::Pass,
-                    "the boot CPU's MTRRs changed and the diagnostic is present",
-                ),
-                (false, false) => (
-                    Status::Pass,
-                    "the MTRRs did not change and there is no diagnostic",
-                ),
-                (true, false) => (
-                    Status::Fail,
-                    "the boot CPU's MTRRs changed but the diagnostic is missing: is the fix applied?",
-                ),
-                (false, true) => (
-                    Status::Fail,
-                    "the diagnostic is present although the boot CPU's MTRRs did not change",
-                ),
-            };
-            Item {
-                name,
-                status,
-                reason: reason.into(),
-                lines,
-            }
+        };
+    };
+    let mut lines: Vec<u64> = changed.iter().flatten().copied().collect();
+    let (mut missing, mut spurious, mut changed_count) = (Vec::new(), Vec::new(), 0);
+    for (i, (w, bp_lines)) in windows.iter().zip(&changed).enumerate() {
+        let present: Vec<u64> = diagnostic
+            .iter()
+            .copied()
+            .filter(|l| w.contains(*l))
+            .collect();
+        changed_count += usize::from(!bp_lines.is_empty());
+        match (!bp_lines.is_empty(), !present.is_empty()) {
+            (true, false) => missing.push(i),
+            (false, true) => spurious.push(i),
+            _ => {}
         }
+        lines.extend(present);
+    }
+    lines.sort_unstable();
+    let n = windows.len();
+    let (status, reason) = if !missing.is_empty() {
+        (
+            Status::Fail,
+            format!(
+                "the boot CPU's MTRRs changed but the diagnostic is missing ({} of {n}): \
+                 is the fix applied?",
+                resume_list(&missing)
+            ),
+        )
+    } else if !spurious.is_empty() {
+        (
+            Status::Fail,
+            format!(
+                "the diagnostic is present although the boot CPU's MTRRs did not change ({} of {n})",
+                resume_list(&spurious)
+            ),
+        )
+    } else if changed_count == 0 {
+        (
+            Status::Pass,
+            format!(
+                "the MTRRs did not change and there is no diagnostic ({n} resume{})",
+                if n == 1 { "" } else { "s" }
+            ),
+        )
+    } else {
+        (
+            Status::Pass,
+            format!(
+                "the boot CPU's MTRRs changed in {changed_count} of {n} resume{}, each time with \
+                 the diagnostic, and only then",
+                if n == 1 { "" } else { "s" }
+            ),
+        )
+    };
+    Item {
+        name,
+        status,
+        reason,
+        lines,
     }
 }
 
-fn consistency_item(analysis: &Analysis, cycles: &[&Cycle]) -> Item {
+fn consistency_item(analysis: &Analysis, windows: &[Window]) -> Item {
     let name = "every CPU consistent with the boot CPU";
-    let Some((bp_changed, _)) = bp_changed_on_resume(analysis) else {
+    let Some(changed) = bp_changed_per_window(analysis, windows) else {
         return Item {
             name,
             status: Status::Skip,
@@ -283,66 +362,90 @@ fn consistency_item(analysis: &Analysis, cycles: &[&Cycle]) -> Item {
             lines: m.bits_mismatches.iter().map(|b| b.line).collect(),
         };
     }
-    if !bp_changed {
-        return Item {
+    // After a resume whose boot CPU needed a restore, each AP brought up must have been
+    // checked after its Booting line, within the same resume.
+    let mut unchecked = Vec::new();
+    let mut checked_resumes = 0;
+    for (i, (w, bp_lines)) in windows.iter().zip(&changed).enumerate() {
+        if bp_lines.is_empty() {
+            continue;
+        }
+        checked_resumes += 1;
+        for cpu in &w.cycle.cpus {
+            let from = cpu
+                .booting
+                .or(w.cycle.enable_start)
+                .map_or(w.lines.start, |e| e.line);
+            if !m
+                .runs
+                .iter()
+                .any(|r| r.cpu == cpu.cpu && r.line > from && w.contains(r.line))
+            {
+                unchecked.push(format!("CPU {} (resume {})", cpu.cpu, i + 1));
+            }
+        }
+    }
+    if checked_resumes == 0 {
+        Item {
             name,
             status: Status::Pass,
             reason: "the boot CPU needed no restore, so the APs keep the usual single update"
                 .into(),
             lines: Vec::new(),
-        };
-    }
-    // Each AP brought up must have been checked after its Booting line.
-    let mut unchecked = Vec::new();
-    for c in cycles {
-        for cpu in &c.cpus {
-            let from = cpu.booting.or(c.enable_start).map_or(0, |e| e.line);
-            if !m.runs.iter().any(|r| r.cpu == cpu.cpu && r.line > from) {
-                unchecked.push(cpu.cpu);
-            }
         }
-    }
-    if unchecked.is_empty() {
+    } else if unchecked.is_empty() {
         Item {
             name,
             status: Status::Pass,
-            reason: "every secondary CPU had its MTRRs checked after it came up".into(),
+            reason: format!(
+                "every secondary CPU had its MTRRs checked after it came up ({checked_resumes} \
+                 resume{} with a restore)",
+                if checked_resumes == 1 { "" } else { "s" }
+            ),
             lines: Vec::new(),
         }
     } else {
-        let list: Vec<String> = unchecked.iter().map(u32::to_string).collect();
         Item {
             name,
             status: Status::Fail,
             reason: format!(
-                "CPU {} never had its MTRRs checked after the resume: they may still differ",
-                list.join(", ")
+                "{} never had its MTRRs checked after the resume: they may still differ",
+                unchecked.join(", ")
             ),
             lines: Vec::new(),
         }
     }
 }
 
-fn warnings_item(analysis: &Analysis) -> Item {
-    let lines: Vec<u64> = analysis
+fn warnings_item(analysis: &Analysis, windows: &[Window]) -> Item {
+    let first = windows.first().map_or(0, |w| w.lines.start);
+    let (lines, before): (Vec<u64>, Vec<u64>) = analysis
         .mtrr
         .warnings
         .iter()
         .filter(|w| !w.text.contains(FIX_DIAGNOSTIC))
         .map(|w| w.line)
-        .collect();
+        .partition(|l| *l >= first);
+    let boot_note = if before.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "; {} earlier, before the first suspend, not counted (boot-time)",
+            before.len()
+        )
+    };
     if lines.is_empty() {
         Item {
             name: "no new warnings",
             status: Status::Pass,
-            reason: "no MTRR warning besides the fix's diagnostic".into(),
+            reason: format!("no MTRR warning besides the fix's diagnostic{boot_note}"),
             lines,
         }
     } else {
         Item {
             name: "no new warnings",
             status: Status::Fail,
-            reason: format!("{} MTRR warning(s) in the log", lines.len()),
+            reason: format!("{} MTRR warning(s) in the log{boot_note}", lines.len()),
             lines,
         }
     }
@@ -431,5 +534,71 @@ mod tests {
         // No resume at all.
         let none = check(&analyze_str("[ 1.000000] hello\n"), Limits::default());
         assert!(!none.passed);
+    }
+
+    /// One MTRR set-state run of `cpu` at `t` as the debug patch prints it.
+    fn run(t: &str, cpu: u32, flags: &str) -> String {
+        format!(
+            "[{t}0] MTRR cpu {cpu} disable: 0000000000000c06 -> 0000000000000000 [bits 0000000000000c06]\n\
+             [{t}1] MTRR cpu {cpu} changes:{flags}\n\
+             [{t}2] MTRR cpu {cpu} enable: 0000000000000000 -> 0000000000000c06 [bits 0000000000000c06]\n"
+        )
+    }
+
+    /// One suspend/resume cycle with one AP; `changed` makes the boot CPU's restore find
+    /// its MTRRs changed, `diagnostic` adds the fix's message.
+    fn cycle(t: u32, changed: bool, diagnostic: bool) -> String {
+        let flags = if changed { "VFT" } else { "___" };
+        let mut s = format!("[{t}.000000] PM: suspend entry (deep)\n");
+        s += &run(&format!("{t}.10000"), 0, flags);
+        s += &format!(
+            "[{t}.200000] ACPI: PM: Low-level resume complete\n\
+             [{t}.300000] Enabling non-boot CPUs ...\n\
+             [{t}.300100] smpboot: Booting Node 0 Processor 1 APIC 0x2\n"
+        );
+        s += &run(&format!("{t}.30050"), 0, "___");
+        s += &run(&format!("{t}.30060"), 1, "VFT");
+        s += &format!("[{t}.301000] CPU1 is up\n");
+        if diagnostic {
+            s += &format!("[{t}.302000] mtrr: your CPUs had unexpected MTRR settings on resume\n");
+        }
+        s + &format!("[{t}.400000] PM: suspend exit\n")
+    }
+
+    #[test]
+    fn each_resume_is_judged_on_its_own_and_boot_warnings_do_not_count() {
+        let boot = "[    0.500000] mtrr: your CPUs had inconsistent variable MTRR settings\n";
+        // Changed on the second resume only, with the diagnostic there: PASS.
+        let good = format!("{boot}{}{}", cycle(10, false, false), cycle(20, true, true));
+        let list = check(&analyze_str(&good), Limits::default());
+        assert!(list.passed, "{}", render_checklist(&list));
+        assert!(
+            list.items[4].reason.contains("1 earlier"),
+            "{:?}",
+            list.items[4]
+        );
+        assert!(
+            list.items[2].reason.contains("1 of 2"),
+            "{:?}",
+            list.items[2]
+        );
+        // The diagnostic in the wrong resume: both directions fail.
+        let swapped = format!("{boot}{}{}", cycle(10, false, true), cycle(20, true, false));
+        let list = check(&analyze_str(&swapped), Limits::default());
+        assert_eq!(list.items[2].status, Status::Fail);
+        assert!(
+            list.items[2].reason.contains("resume 2 of 2"),
+            "{:?}",
+            list.items[2]
+        );
+        // A warning inside a resume still fails.
+        let warned = good.replace(
+            "[20.400000]",
+            "[20.350000] mtrr: your CPUs had inconsistent fixed MTRR settings\n[20.400000]",
+        );
+        assert_eq!(
+            check(&analyze_str(&warned), Limits::default()).items[4].status,
+            Status::Fail
+        );
     }
 }

@@ -454,11 +454,11 @@ fn parse_iso(text: &str) -> Option<(WallTime, u64)> {
     if b.len() < 19 || b[4] != b'-' || b[7] != b'-' || !matches!(b[10], b'T' | b' ') {
         return None;
     }
-    let year: i32 = digits(&text[0..4])?;
-    let month: u8 = digits(&text[5..7])?;
-    let day: u8 = digits(&text[8..10])?;
-    let (hour, minute, second) = parse_hms(&text[11..19])?;
-    let mut rest = &text[19..];
+    let year: i32 = digits(text.get(0..4)?)?;
+    let month: u8 = digits(text.get(5..7)?)?;
+    let day: u8 = digits(text.get(8..10)?)?;
+    let (hour, minute, second) = parse_hms(text.get(11..19)?)?;
+    let mut rest = text.get(19..)?;
     let (mut micros, mut resolution) = (0, 1_000_000);
     if let Some(frac_start) = rest.strip_prefix(['.', ',']) {
         let end = frac_start
@@ -497,19 +497,19 @@ fn parse_utc_offset(text: &str) -> Option<Option<i32>> {
         b'-' => -1,
         _ => return None,
     };
-    let body = text[1..].replace(':', "");
+    let body = text.get(1..)?.replace(':', "");
     if body.len() != 4 {
         return None;
     }
-    let hours: i32 = digits(&body[..2])?;
-    let minutes: i32 = digits(&body[2..])?;
+    let hours: i32 = digits(body.get(..2)?)?;
+    let minutes: i32 = digits(body.get(2..)?)?;
     Some(Some(sign * (hours * 3600 + minutes * 60)))
 }
 
 /// `Sep 11 16:04:13[.123456] host ident: message` (journal short, short-precise, syslog).
 fn parse_month_line(text: &str) -> Option<Line<'_>> {
     let month = month_number(text.get(..3)?)?;
-    let rest = text[3..].strip_prefix(' ')?.trim_start();
+    let rest = text.get(3..)?.strip_prefix(' ')?.trim_start();
     let (day, rest) = rest.split_once(' ')?;
     let day: u8 = digits(day)?;
     let (time, rest) = rest.split_once(' ')?;
@@ -611,9 +611,9 @@ fn parse_hms(text: &str) -> Option<(u8, u8, u8)> {
         return None;
     }
     Some((
-        digits(&text[0..2])?,
-        digits(&text[3..5])?,
-        digits(&text[6..8])?,
+        digits(text.get(0..2)?)?,
+        digits(text.get(3..5)?)?,
+        digits(text.get(6..8)?)?,
     ))
 }
 
@@ -815,6 +815,24 @@ mod tests {
             "Sep 99 1 x",
         ] {
             assert_eq!(parse_line(text).format, Format::Unstamped, "{text}");
+        }
+    }
+
+    #[test]
+    fn multi_byte_text_in_stamp_fields_is_no_stamp() {
+        // Each of these once sliced a character in two and panicked.
+        for raw in [
+            "2025-09-11T16:04:1\u{e9} host kernel: x",
+            "2025-09-11T16:04:12.123456+1\u{e9}1 host kernel: x",
+            "2025-09-11T16:04:12+\u{e9}:00 host kernel: x",
+            "2025-09-1\u{e9}T16:04:12 host kernel: x",
+            "Se\u{e9} 11 16:04:13 host kernel: x",
+            "Sep\u{e9}11 16:04:13 host kernel: x",
+            "Sep 11 16:0\u{e9}:13 host kernel: x",
+            "[Sep\u{e9}1 16:04] x",
+        ] {
+            let line = parse_line(raw);
+            assert!(line.message.ends_with('x'), "{raw}: {line:?}");
         }
     }
 }

@@ -61,7 +61,10 @@ pub struct CycleDoc {
     pub mode: Option<SleepMode>,
     pub first_line: u64,
     pub last_line: u64,
+    /// `PM: suspend exit` minus `PM: suspend entry`; `null` when either line is missing.
     pub suspend_span_ms: Option<f64>,
+    /// Older kernels: `Restarting tasks ... done.` minus `PM: Syncing filesystems`.
+    pub sync_to_restart_ms: Option<f64>,
     pub suspend_ms: Option<f64>,
     pub resume_ms: Option<f64>,
     pub enable_phase_ms: Option<f64>,
@@ -71,6 +74,19 @@ pub struct CycleDoc {
     pub cpu_errors: Vec<CpuErrorDoc>,
     pub phases: Vec<PhaseDoc>,
     pub gaps: Vec<GapDoc>,
+    /// MTRR set-state runs of this cycle with `mtrr=debug` (see
+    /// [`crate::analysis::rendezvous_per_step`]); `null` without debug lines or bring-up.
+    pub mtrr_updates: Option<MtrrUpdatesDoc>,
+}
+
+/// The MTRR updates of one resume: per step, and the secondary CPUs' share in all.
+#[derive(Debug, Serialize)]
+pub struct MtrrUpdatesDoc {
+    pub steps: Vec<StepDoc>,
+    /// Every run after the boot CPU's own restore: the rendezvous that bring the APs back.
+    pub after_boot_cpu: usize,
+    /// Secondary CPUs brought up in the cycle.
+    pub aps: usize,
 }
 
 #[derive(Debug, Serialize)]
@@ -268,7 +284,7 @@ impl Report {
                 .cycles
                 .iter()
                 .enumerate()
-                .map(|(i, c)| cycle_doc(i, c))
+                .map(|(i, c)| cycle_doc(analysis, i, c))
                 .collect(),
             mtrr: mtrr_doc(analysis),
             trace: (analysis.trace.lines > 0).then(|| trace_doc(&analysis.trace)),
@@ -310,14 +326,16 @@ fn event_secs(e: &Event) -> Option<f64> {
     secs(e.time)
 }
 
-fn cycle_doc(index: usize, c: &Cycle) -> CycleDoc {
+fn cycle_doc(analysis: &Analysis, index: usize, c: &Cycle) -> CycleDoc {
     CycleDoc {
+        mtrr_updates: mtrr_updates_doc(analysis, index, c),
         index,
         boot: c.boot,
         mode: c.mode,
         first_line: c.first_line,
         last_line: c.last_line,
         suspend_span_ms: c.suspend_span_ms().map(round_ms),
+        sync_to_restart_ms: c.sync_to_restart_ms().map(round_ms),
         suspend_ms: c.suspend_ms().map(round_ms),
         resume_ms: c.resume_ms().map(round_ms),
         enable_phase_ms: c.enable_phase_ms().map(round_ms),
@@ -367,6 +385,22 @@ fn cycle_doc(index: usize, c: &Cycle) -> CycleDoc {
             })
             .collect(),
     }
+}
+
+fn mtrr_updates_doc(analysis: &Analysis, index: usize, c: &Cycle) -> Option<MtrrUpdatesDoc> {
+    if !analysis.mtrr.runs.iter().any(|r| r.flags.is_some()) {
+        return None;
+    }
+    let steps = crate::analysis::rendezvous_per_step(analysis, index)?;
+    let after_boot_cpu = steps.iter().skip(1).map(|(_, n)| n).sum();
+    Some(MtrrUpdatesDoc {
+        steps: steps
+            .into_iter()
+            .map(|(step, checks)| StepDoc { step, checks })
+            .collect(),
+        after_boot_cpu,
+        aps: c.cpus.len(),
+    })
 }
 
 fn hex(v: u64) -> String {

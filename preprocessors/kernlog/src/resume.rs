@@ -164,6 +164,9 @@ pub struct Cycle {
     pub entry: Option<Event>,
     /// `PM: suspend exit` (or the older `Restarting tasks ... done.`).
     pub exit: Option<Event>,
+    /// True when `entry` and `exit` are the older markers of kernels before about 4.15,
+    /// which print no `PM: suspend entry` / `PM: suspend exit`.
+    pub legacy_markers: bool,
     pub low_level_resume: Option<Event>,
     pub enable_start: Option<Event>,
     /// `End enabling non-boot CPUs` (older kernels).
@@ -181,8 +184,20 @@ pub struct Cycle {
 }
 
 impl Cycle {
-    /// `PM: suspend exit` minus `PM: suspend entry`.
+    /// `PM: suspend exit` minus `PM: suspend entry`; `None` when the log has not both.
     pub fn suspend_span_ms(&self) -> Option<f64> {
+        if self.legacy_markers {
+            return None;
+        }
+        self.exit?.ms_since(self.entry.as_ref()?)
+    }
+
+    /// On kernels without `PM: suspend entry`/`exit`: `Restarting tasks ... done.` minus
+    /// `PM: Syncing filesystems`, the nearest span such a log has.
+    pub fn sync_to_restart_ms(&self) -> Option<f64> {
+        if !self.legacy_markers {
+            return None;
+        }
         self.exit?.ms_since(self.entry.as_ref()?)
     }
 
@@ -349,7 +364,8 @@ fn classify_acpi(m: &str) -> Option<Marker> {
     if rest.starts_with("Low-level resume complete") {
         Some(LowLevelResume)
     } else if let Some(state) = rest.strip_prefix("Preparing to enter system sleep state S") {
-        Some(PlatformSleep(acpi_state_mode(state)))
+        // S5 is power-off, printed at shutdown: no cycle of its own.
+        (state.trim() != "5").then_some(PlatformSleep(acpi_state_mode(state)))
     } else {
         rest.strip_prefix("Waking up from system sleep state S")
             .map(|state| Wake(acpi_state_mode(state)))
@@ -571,11 +587,15 @@ impl CycleTracker {
             BootBanner => {}
             SuspendEntry(mode) => {
                 open.cycle.entry = Some(event);
+                open.cycle.legacy_markers = false;
                 open.cycle.mode = open.cycle.mode.or(mode);
                 open.new_wording = true;
             }
             OldSuspendEntry => {
-                open.cycle.entry.get_or_insert(event);
+                if open.cycle.entry.is_none() {
+                    open.cycle.entry = Some(event);
+                    open.cycle.legacy_markers = true;
+                }
             }
             FreezeStart => {
                 open.freeze_start.get_or_insert(event);
@@ -817,11 +837,13 @@ mod tests {
 ";
         let cs = cycles(log);
         assert_eq!(cs.len(), 2);
-        assert_eq!(cs[0].suspend_span_ms(), Some(2000.0));
+        // No `PM: suspend entry`/`exit`: no suspend span, but the older markers' span.
+        assert_eq!(cs[0].suspend_span_ms(), None);
+        assert_eq!(cs[0].sync_to_restart_ms(), Some(2000.0));
         assert_eq!(cs[0].cpus_not_up(), [2]);
         assert_eq!(cs[0].failures[0].error, -5);
         assert_eq!(cs[0].cpus[0].bringup_ms(), Some(100.0));
-        assert_eq!(cs[1].suspend_span_ms(), Some(1000.0));
+        assert_eq!(cs[1].sync_to_restart_ms(), Some(1000.0));
     }
 
     #[test]
@@ -881,5 +903,18 @@ mod tests {
         let c = &cycles(log)[0];
         assert_eq!(c.mode, Some(SleepMode::S2idle));
         assert_eq!(c.suspend_span_ms(), Some(9000.0));
+    }
+
+    #[test]
+    fn power_off_is_not_a_cycle() {
+        let log = "\
+[   10.000000] PM: suspend entry (deep)
+[   10.100000] ACPI: PM: Preparing to enter system sleep state S3
+[   10.200000] ACPI: PM: Low-level resume complete
+[   10.300000] PM: suspend exit
+[   16.403976] ACPI: PM: Preparing to enter system sleep state S5
+[   16.405806] reboot: Power down
+";
+        assert_eq!(cycles(log).len(), 1);
     }
 }

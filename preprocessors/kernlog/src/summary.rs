@@ -63,6 +63,7 @@ fn write_summary(out: &mut String, a: &Analysis, site: &str) -> std::fmt::Result
         )?;
         let figures = [
             ("suspend entry to exit", c.suspend_span_ms()),
+            ("syncing to tasks restarted", c.sync_to_restart_ms()),
             ("suspend (kernel)", c.suspend_ms()),
             ("resume (kernel)", c.resume_ms()),
             ("enabling non-boot CPUs", c.enable_phase_ms()),

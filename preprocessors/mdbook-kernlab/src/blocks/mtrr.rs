@@ -30,6 +30,9 @@ struct MtrrOptions {
     cpu: Option<u32>,
     /// For `changes`: list every run, not one row per CPU.
     all_runs: Option<bool>,
+    /// For `changes`, `diff` and `rendezvous`: only the runs of this suspend/resume cycle
+    /// (numbered from 0), for logs of several cycles.
+    cycle: Option<usize>,
     id: Option<String>,
     /// Read by `common`; listed so that unknown options are still refused.
     #[serde(rename = "caption")]
@@ -47,8 +50,35 @@ fn deftype_text(d: &DefType) -> String {
 pub fn render(engine: &Engine, body: &str) -> Outcome<String> {
     let o: MtrrOptions = options(body)?;
     let analysis = engine.data.analysis(&o.mtrr)?;
-    let m = &analysis.mtrr;
-    match o.show.unwrap_or(MtrrView::Changes) {
+    let view = o.show.unwrap_or(MtrrView::Changes);
+    let cycle_report;
+    let m = match o.cycle {
+        None => &analysis.mtrr,
+        Some(index) => {
+            let window = analysis.cycle_lines(index).ok_or_else(|| {
+                fail(
+                    format!(
+                        "`{}` has {} suspend/resume cycle(s); there is no cycle {index}",
+                        o.mtrr,
+                        analysis.cycles.len()
+                    ),
+                    "cycles are numbered from 0; run `kernlog analyze` on the file to see them",
+                )
+            })?;
+            cycle_report = MtrrReport {
+                runs: analysis
+                    .mtrr
+                    .runs
+                    .iter()
+                    .filter(|r| window.contains(&r.line))
+                    .cloned()
+                    .collect(),
+                ..analysis.mtrr.clone()
+            };
+            &cycle_report
+        }
+    };
+    match view {
         MtrrView::Changes => changes(engine, &o, m),
         MtrrView::Diff => diff(engine, &o, m),
         MtrrView::Boot => boot(engine, &o, m),
@@ -116,15 +146,17 @@ fn rendezvous(engine: &Engine, o: &MtrrOptions, analysis: &kernlog::Analysis) ->
     if analysis.mtrr.runs.is_empty() {
         return Err(no_runs(&o.mtrr));
     }
-    let steps = kernlog::analysis::rendezvous_per_step(analysis, 0).ok_or_else(|| {
-        fail(
-            format!(
-                "`{}` has no complete CPU bring-up to split the runs by",
-                o.mtrr
-            ),
-            "the capture needs `Enabling non-boot CPUs` and every `CPUn is up` line",
-        )
-    })?;
+    let steps = kernlog::analysis::rendezvous_per_step(analysis, o.cycle.unwrap_or(0)).ok_or_else(
+        || {
+            fail(
+                format!(
+                    "`{}` has no complete CPU bring-up to split the runs by",
+                    o.mtrr
+                ),
+                "the capture needs `Enabling non-boot CPUs` and every `CPUn is up` line",
+            )
+        },
+    )?;
     let total: usize = steps.iter().map(|(_, n)| n).sum();
     let mut table = TableModel::new(
         format!("MTRR checks per step of the resume in {}", o.mtrr),

@@ -237,12 +237,18 @@ pub fn catalog(
             })
             .collect();
         let source = field("source");
-        let seed = source.split('_').next().unwrap_or(&source).to_string();
+        // Seed files are named NNN_HASH.txt; other sources (the QEMU lab) are named whole.
+        let from = match source.split_once('_') {
+            Some((n, rest)) if rest.ends_with(".txt") && n.bytes().all(|b| b.is_ascii_digit()) => {
+                format!("seed {n}, {}", field("section"))
+            }
+            _ => format!("{source}, {}", field("section")),
+        };
         table.rows.push(Row::new(vec![
             Cell::text(path).class("kl-mono"),
             Cell::text(field("kind")),
             Cell::text(field("kernel")),
-            Cell::text(format!("seed {seed}, {}", field("section"))),
+            Cell::text(from),
             Cell::num(field("records")),
             Cell {
                 html: if used.is_empty() {

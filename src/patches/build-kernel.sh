@@ -1,0 +1,100 @@
+#!/bin/sh
+# Build a kernel with the notebook's patches from an unpacked kernel source tree (a
+# distribution's source package or a kernel.org tarball; no git needed). The checklist of
+# the notebook runs it on a tester's machine; the QEMU lab runs the same script in CI.
+#
+# Usage: sh build-kernel.sh [OPTIONS] TREE [PATCH...]
+#   --config FILE       start from this configuration (on Debian and Ubuntu the running
+#                       kernel's: /boot/config-$(uname -r)); the signing and revocation key
+#                       options are cleared so that the build needs no distribution keys
+#   --fragment FILE     start from `make tinyconfig` merged with FILE (the QEMU lab)
+#   --localmodconfig    then keep only the modules loaded right now (a much shorter build)
+#   --target TARGET     what to make: bindeb-pkg (default, Debian/Ubuntu packages in the
+#                       folder above TREE) or bzImage
+#   --version-suffix S  appended to the kernel version (default: -mtrrfix)
+# Without --config or --fragment an existing TREE/.config is used as it is, so a second run
+# with more patches is an incremental rebuild. Patches are applied in order with patch -p1;
+# a patch that does not apply stops the build before anything is changed by it.
+set -eu
+
+die() { echo "build-kernel.sh: $*" >&2; exit 1; }
+
+config="" fragment="" localmod=no target=bindeb-pkg suffix=-mtrrfix
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --config) config=${2:?--config needs a file}; shift 2 ;;
+    --fragment) fragment=${2:?--fragment needs a file}; shift 2 ;;
+    --localmodconfig) localmod=yes; shift ;;
+    --target) target=${2:?--target needs bindeb-pkg or bzImage}; shift 2 ;;
+    --version-suffix) suffix=${2?--version-suffix needs a value}; shift 2 ;;
+    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    -*) die "unknown option $1 (see --help)" ;;
+    *) break ;;
+  esac
+done
+[ $# -ge 1 ] || die "no kernel source tree given (see --help)"
+tree=$1; shift
+[ -f "$tree/Makefile" ] && [ -d "$tree/arch/x86" ] || die "$tree is not an unpacked kernel source tree"
+case "$target" in bindeb-pkg|bzImage) ;; *) die "--target is bindeb-pkg or bzImage, not $target" ;; esac
+[ -z "$config" ] || [ -f "$config" ] || die "no configuration file $config"
+[ -z "$fragment" ] || [ -f "$fragment" ] || die "no configuration fragment $fragment"
+[ -z "$config" ] || [ -z "$fragment" ] || die "--config and --fragment exclude each other"
+
+missing=""
+for tool in make gcc flex bison bc perl patch; do
+  command -v "$tool" >/dev/null 2>&1 || missing="$missing $tool"
+done
+[ -z "$missing" ] || die "missing:$missing (Debian/Ubuntu: sudo apt install build-essential flex bison bc perl patch libelf-dev libssl-dev)"
+
+# Absolute paths before changing directory.
+abs() { (cd "$(dirname "$1")" && echo "$(pwd)/$(basename "$1")"); }
+[ -z "$config" ] || config=$(abs "$config")
+[ -z "$fragment" ] || fragment=$(abs "$fragment")
+patches=""
+for p in "$@"; do
+  [ -f "$p" ] || die "no patch file $p"
+  patches="$patches $(abs "$p")"
+done
+cd "$tree"
+
+for p in $patches; do
+  patch -p1 --dry-run --batch --silent <"$p" >/dev/null 2>&1 ||
+    die "$(basename "$p") does not apply to $(pwd) (already applied, or another kernel version?)"
+  patch -p1 --batch --silent <"$p"
+  echo "applied $(basename "$p")"
+done
+
+if [ -n "$fragment" ]; then
+  make -s tinyconfig
+  scripts/kconfig/merge_config.sh -m .config "$fragment" >/dev/null
+  make -s olddefconfig
+  # merge_config only warns about options it could not set: here that is an error.
+  grep '^CONFIG_' "$fragment" | while read -r option; do
+    grep -qx "$option" .config || die "$fragment asks for $option, which the configuration did not take"
+  done
+elif [ -n "$config" ]; then
+  cp "$config" .config
+  scripts/config --set-str SYSTEM_TRUSTED_KEYS "" --set-str SYSTEM_REVOCATION_KEYS ""
+  make -s olddefconfig
+elif [ ! -f .config ]; then
+  die "no .config in $(pwd): give --config FILE or --fragment FILE"
+else
+  echo "keeping the existing .config (an incremental rebuild)"
+fi
+if [ "$localmod" = yes ]; then
+  yes '' | make -s localmodconfig >/dev/null
+fi
+scripts/config --set-str LOCALVERSION "$suffix"
+make -s olddefconfig
+
+if grep -q '^CONFIG_DEBUG_INFO_BTF=y' .config && ! command -v pahole >/dev/null 2>&1; then
+  die "this configuration builds BTF, which needs pahole (Debian/Ubuntu: sudo apt install dwarves)"
+fi
+
+jobs=$(nproc 2>/dev/null || echo 2)
+echo "building $target of $(make -s kernelversion)$suffix with $jobs jobs"
+make -s -j"$jobs" "$target"
+case "$target" in
+  bzImage) echo "built $(pwd)/arch/x86/boot/bzImage" ;;
+  bindeb-pkg) echo "built the packages:"; ls -1 ../linux-image-*"$suffix"*.deb ;;
+esac
