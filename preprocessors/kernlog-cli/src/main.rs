@@ -1,7 +1,6 @@
 //! `kernlog`: analyse a Linux suspend/resume log, or check a patched kernel's log.
 
-use std::fs::File;
-use std::io::{self, BufReader, Write};
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -10,6 +9,8 @@ use clap::{Parser, Subcommand};
 use kernlog::checklist::{Limits, check, render_checklist};
 use kernlog::report::Report;
 use kernlog::summary::render_summary;
+
+mod input;
 
 /// Where the notebook is published; findings link into it.
 const DEFAULT_SITE: &str = "https://macbook-resume-delay.pages.dev";
@@ -58,12 +59,8 @@ fn main() -> ExitCode {
 
 /// Analyse a file, or standard input for `-`.
 fn analyze_path(file: &Path) -> Result<kernlog::Analysis> {
-    if file.as_os_str() == "-" {
-        return kernlog::analyze(io::stdin().lock()).context("cannot read standard input");
-    }
-    let f = File::open(file).with_context(|| format!("cannot open {}", file.display()))?;
-    kernlog::analyze(BufReader::with_capacity(256 * 1024, f))
-        .with_context(|| format!("cannot read {}", file.display()))
+    let reader = input::open(file)?;
+    kernlog::analyze(reader).with_context(|| format!("cannot read {}", file.display()))
 }
 
 fn run(cli: Cli) -> Result<ExitCode> {

@@ -118,3 +118,39 @@ fn check_verdicts_on_the_example_captures() {
         );
     }
 }
+
+#[test]
+fn a_live_device_is_read_to_its_end_not_waited_on() {
+    // /dev/kmsg blocks at the end of the kernel's buffer; kernlog must stop there, as dmesg
+    // does. Where the test may not read it (not root, no /dev/kmsg), there is nothing to run.
+    if std::fs::File::open("/dev/kmsg").is_err() {
+        eprintln!("/dev/kmsg is not readable here: skipped");
+        return;
+    }
+    let mut child = Command::new(env!("CARGO_BIN_EXE_kernlog"))
+        .args(["analyze", "/dev/kmsg"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("kernlog runs");
+    let started = std::time::Instant::now();
+    while child.try_wait().expect("wait").is_none() {
+        if started.elapsed() > std::time::Duration::from_secs(30) {
+            child.kill().ok();
+            panic!("kernlog analyze /dev/kmsg was still reading after 30 s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let out = child.wait_with_output().expect("output");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("kmsg"), "the records are read as kmsg: {text}");
+}
+
+#[test]
+fn a_folder_is_refused_with_a_hint() {
+    let out = kernlog(&["analyze", env!("CARGO_MANIFEST_DIR")]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("is a folder"), "{err}");
+}

@@ -96,8 +96,11 @@ pub struct BucketHistogram {
 }
 
 impl BucketHistogram {
-    pub fn sum(&self) -> u64 {
-        self.buckets.iter().map(|(_, c)| c).sum()
+    /// The buckets' counts added up; `None` if they overflow 64 bits (a garbled capture).
+    pub fn sum(&self) -> Option<u64> {
+        self.buckets
+            .iter()
+            .try_fold(0u64, |sum, (_, c)| sum.checked_add(*c))
     }
 }
 
@@ -294,7 +297,7 @@ mod tests {
     fn histogram_timing_sysfs() {
         let h = parse_bucket_histogram("< 1 : 207\n< 51 : 1\n total : 208\n").unwrap();
         assert_eq!(h.buckets, [(1, 207), (51, 1)]);
-        assert_eq!((h.sum(), h.total), (208, Some(208)));
+        assert_eq!((h.sum(), h.total), (Some(208), Some(208)));
         assert!(parse_bucket_histogram("< x : 1").is_err());
 
         let runs = parse_timed_runs("80200\nreal 1m2.190s\nuser 0m0.204s\nsys 0m1.980s\n").unwrap();
@@ -324,5 +327,14 @@ mod tests {
         assert_eq!(log.steps[1].subject, None);
         assert_eq!(log.first.unwrap().1, "Linux 6.8.12");
         assert_eq!(parse_bisect_log("rm -rf /\n").unwrap_err().line, 1);
+    }
+
+    #[test]
+    fn a_histogram_whose_counts_overflow_has_no_sum() {
+        let h = BucketHistogram {
+            buckets: vec![(1, 5), (10, u64::MAX)],
+            total: None,
+        };
+        assert_eq!(h.sum(), None);
     }
 }

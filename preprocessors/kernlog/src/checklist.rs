@@ -84,8 +84,8 @@ impl Window<'_> {
 fn windows(analysis: &Analysis) -> Vec<Window<'_>> {
     let mut out = Vec::new();
     for (i, c) in analysis.cycles.iter().enumerate() {
-        if c.enable_start.is_none() && c.cpus.is_empty() {
-            continue; // no CPU bring-up: nothing of this cycle to check
+        if c.aborted.is_some() || (c.enable_start.is_none() && c.cpus.is_empty()) {
+            continue; // aborted, or no CPU bring-up: nothing of this cycle to check
         }
         let Some(resume) = c.low_level_resume.or(c.enable_start).or_else(|| {
             c.cpus

@@ -293,6 +293,21 @@ impl ProcMtrrEntry {
     }
 }
 
+/// The registers that differ between two `/proc/mtrr` dumps (present in one only, or
+/// with another base, size or type), in register order.
+pub fn changed_proc_registers(old: &[ProcMtrrEntry], new: &[ProcMtrrEntry]) -> Vec<u32> {
+    let key = |e: &ProcMtrrEntry| (e.base, e.size_bytes, e.mem_type);
+    let mut regs: Vec<u32> = old.iter().chain(new).map(|e| e.reg).collect();
+    regs.sort_unstable();
+    regs.dedup();
+    regs.retain(|reg| {
+        let a = old.iter().find(|e| e.reg == *reg).map(key);
+        let b = new.iter().find(|e| e.reg == *reg).map(key);
+        a != b
+    });
+    regs
+}
+
 /// Parse one `/proc/mtrr` line, in the current (`size=..., count=N: type`) or the old
 /// (`size=...: type, count=N`) order; sizes in KB, MB or GB.
 pub fn parse_proc_mtrr_line(text: &str) -> Option<ProcMtrrEntry> {
@@ -531,6 +546,11 @@ pub struct MtrrCollector {
     table: Option<(BootTable, Option<TableSection>)>,
     proc_dump: Vec<ProcMtrrEntry>,
     open_runs: Vec<MtrrRun>,
+    /// A `/proc/mtrr` pasted as a unified diff: `--- ` seen, waiting for `+++ `.
+    diff_header: bool,
+    /// Inside such a diff: the old dump (context and `-` lines) and the new one (context and
+    /// `+` lines).
+    diff: Option<(Vec<ProcMtrrEntry>, Vec<ProcMtrrEntry>)>,
 }
 
 impl MtrrCollector {
@@ -540,6 +560,9 @@ impl MtrrCollector {
 
     /// Feed one message (any origin, stamped or not) with its line number and time.
     pub fn push(&mut self, line: u64, time_us: Option<i64>, message: &str) {
+        if self.diff_line(message) {
+            return;
+        }
         if let Some(entry) = parse_proc_mtrr_line(message) {
             if self.proc_dump.last().is_some_and(|e| e.reg >= entry.reg) {
                 self.flush_proc_dump();
@@ -565,12 +588,66 @@ impl MtrrCollector {
 
     /// Everything collected.
     pub fn finish(mut self) -> MtrrReport {
+        self.flush_diff();
         self.flush_proc_dump();
         self.flush_table();
         let mut open = std::mem::take(&mut self.open_runs);
         self.report.runs.append(&mut open);
         self.report.runs.sort_by_key(|r| r.line);
         self.report
+    }
+
+    /// A line of a unified diff of two `/proc/mtrr` dumps, as people paste them on the
+    /// lists; true when the line was taken.
+    fn diff_line(&mut self, message: &str) -> bool {
+        if message.starts_with("--- ") {
+            self.flush_diff();
+            self.diff_header = true;
+            return true;
+        }
+        if self.diff_header && message.starts_with("+++ ") {
+            self.diff_header = false;
+            self.flush_proc_dump();
+            self.diff = Some((Vec::new(), Vec::new()));
+            return true;
+        }
+        self.diff_header = false;
+        let Some((old, new)) = self.diff.as_mut() else {
+            return false;
+        };
+        if message.starts_with("@@") {
+            return true;
+        }
+        let (to_old, to_new, rest) = match message.as_bytes().first() {
+            Some(b'-') => (true, false, &message[1..]),
+            Some(b'+') => (false, true, &message[1..]),
+            _ => (true, true, message),
+        };
+        match parse_proc_mtrr_line(rest) {
+            Some(entry) => {
+                if to_old {
+                    old.push(entry);
+                }
+                if to_new {
+                    new.push(entry);
+                }
+                true
+            }
+            None => {
+                self.flush_diff();
+                false
+            }
+        }
+    }
+
+    fn flush_diff(&mut self) {
+        if let Some((old, new)) = self.diff.take() {
+            for dump in [old, new] {
+                if !dump.is_empty() {
+                    self.report.proc_dumps.push(dump);
+                }
+            }
+        }
     }
 
     fn flush_proc_dump(&mut self) {
@@ -937,5 +1014,30 @@ mod tests {
                 "fixed 0x00000-0x7FFFF: uncachable -> write-back",
             ]
         );
+    }
+
+    #[test]
+    fn proc_mtrr_pasted_as_a_unified_diff_is_two_dumps() {
+        let mut c = MtrrCollector::new();
+        let text = "\
+--- before
++++ after
+@@ -1,3 +1,3 @@
+ reg00: base=0x000000000 (    0MB), size= 2048MB, count=1: write-back
+-reg01: base=0x080000000 ( 2048MB), size= 1024MB, count=1: write-back
++reg01: base=0x080000000 ( 2048MB), size=  512MB, count=1: write-back
+ reg02: base=0x100000000 ( 4096MB), size= 4096MB, count=1: write-back
+after the diff";
+        for (i, line) in text.lines().enumerate() {
+            c.push(i as u64 + 1, None, line);
+        }
+        let report = c.finish();
+        assert_eq!(report.proc_dumps.len(), 2, "{:?}", report.proc_dumps);
+        let (old, new) = (&report.proc_dumps[0], &report.proc_dumps[1]);
+        assert_eq!(old.len(), 3);
+        assert_eq!(new.len(), 3);
+        assert_eq!(old[1].size_bytes, 1024 << 20);
+        assert_eq!(new[1].size_bytes, 512 << 20);
+        assert_eq!(changed_proc_registers(old, new), vec![1]);
     }
 }

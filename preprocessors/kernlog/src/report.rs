@@ -65,6 +65,8 @@ pub struct CycleDoc {
     pub suspend_span_ms: Option<f64>,
     /// Older kernels: `Restarting tasks ... done.` minus `PM: Syncing filesystems`.
     pub sync_to_restart_ms: Option<f64>,
+    /// The attempt was abandoned before the system slept (no resume figures then).
+    pub aborted: Option<AbortedDoc>,
     pub suspend_ms: Option<f64>,
     pub resume_ms: Option<f64>,
     pub enable_phase_ms: Option<f64>,
@@ -77,6 +79,13 @@ pub struct CycleDoc {
     /// MTRR set-state runs of this cycle with `mtrr=debug` (see
     /// [`crate::analysis::rendezvous_per_step`]); `null` without debug lines or bring-up.
     pub mtrr_updates: Option<MtrrUpdatesDoc>,
+}
+
+/// The line that abandoned a suspend attempt.
+#[derive(Debug, Serialize)]
+pub struct AbortedDoc {
+    pub line: u64,
+    pub message: String,
 }
 
 /// The MTRR updates of one resume: per step, and the secondary CPUs' share in all.
@@ -336,6 +345,10 @@ fn cycle_doc(analysis: &Analysis, index: usize, c: &Cycle) -> CycleDoc {
         last_line: c.last_line,
         suspend_span_ms: c.suspend_span_ms().map(round_ms),
         sync_to_restart_ms: c.sync_to_restart_ms().map(round_ms),
+        aborted: c.aborted.as_ref().map(|a| AbortedDoc {
+            line: a.line,
+            message: a.message.clone(),
+        }),
         suspend_ms: c.suspend_ms().map(round_ms),
         resume_ms: c.resume_ms().map(round_ms),
         enable_phase_ms: c.enable_phase_ms().map(round_ms),

@@ -167,6 +167,10 @@ pub struct Cycle {
     /// True when `entry` and `exit` are the older markers of kernels before about 4.15,
     /// which print no `PM: suspend entry` / `PM: suspend exit`.
     pub legacy_markers: bool,
+    /// The first line that abandoned the attempt (`PM: Device X failed to suspend`, `PM:
+    /// Some devices failed to suspend`, `Freezing ... failed`): the system never slept, so
+    /// the cycle has no resume figures.
+    pub aborted: Option<Aborted>,
     pub low_level_resume: Option<Event>,
     pub enable_start: Option<Event>,
     /// `End enabling non-boot CPUs` (older kernels).
@@ -181,6 +185,13 @@ pub struct Cycle {
     pub failures: Vec<CpuFailure>,
     /// The largest gaps, longest first, at most [`GAPS_KEPT`].
     pub gaps: Vec<Gap>,
+}
+
+/// Why a suspend attempt was abandoned.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Aborted {
+    pub line: u64,
+    pub message: String,
 }
 
 impl Cycle {
@@ -228,8 +239,12 @@ impl Cycle {
         self.last_suspend_record?.ms_since(self.entry.as_ref()?)
     }
 
-    /// Kernel time of the resume half: `Low-level resume complete` to the exit.
+    /// Kernel time of the resume half: `Low-level resume complete` to the exit; `None` for
+    /// an aborted attempt.
     pub fn resume_ms(&self) -> Option<f64> {
+        if self.aborted.is_some() {
+            return None;
+        }
         self.exit?.ms_since(self.low_level_resume.as_ref()?)
     }
 
@@ -284,6 +299,8 @@ enum Marker {
     ThawDone,
     OldThawDone,
     SuspendExit,
+    /// A device or the freezer refused: the attempt was abandoned before the system slept.
+    Aborted,
 }
 
 fn classify(m: &str) -> Option<Marker> {
@@ -292,6 +309,7 @@ fn classify(m: &str) -> Option<Marker> {
     match m.as_bytes().first()? {
         b'L' if m.starts_with("Linux version ") => Some(BootBanner),
         b'P' => classify_pm(m),
+        b'F' if m.starts_with("Freezing") && m.contains(" failed") => Some(Aborted),
         b'F' if m.starts_with("Freezing user space processes") => Some(FreezeStart),
         b'F' if m.starts_with("Freezing remaining freezable tasks") => {
             Some(if m.contains("completed") || m.ends_with("done.") {
@@ -336,7 +354,12 @@ fn classify(m: &str) -> Option<Marker> {
 fn classify_pm(m: &str) -> Option<Marker> {
     use Marker::*;
     let rest = m.strip_prefix("PM: ")?;
-    if let Some(mode) = rest.strip_prefix("suspend entry") {
+    if rest.contains("failed to suspend")
+        || rest.starts_with("Some devices failed to suspend")
+        || (rest.contains("suspend of devices") && (rest.contains("failed") || rest.contains("aborted")))
+    {
+        Some(Aborted)
+    } else if let Some(mode) = rest.strip_prefix("suspend entry") {
         Some(SuspendEntry(mode_in_parens(mode)))
     } else if rest == "suspend exit" {
         Some(SuspendExit)
@@ -427,6 +450,48 @@ pub struct CycleTracker {
     last_event: Option<Event>,
     current: Option<Open>,
     done: Vec<Cycle>,
+    /// A record whose stamp stepped back, held until the next stamped record shows whether
+    /// the log moved to a new clock (a new boot, or another excerpt pasted after this one)
+    /// or the line was only printed out of order (a CPU whose clock was not yet in step).
+    held: Option<HeldRecord>,
+}
+
+/// An owned copy of the fields of a [`Record`] that the tracker reads.
+#[derive(Debug)]
+struct HeldRecord {
+    line: u64,
+    time: Time,
+    resolution_us: u64,
+    format: crate::record::Format,
+    message: String,
+}
+
+impl HeldRecord {
+    fn of(record: &Record, time: Time) -> Self {
+        HeldRecord {
+            line: record.line,
+            time,
+            resolution_us: record.resolution_us,
+            format: record.format,
+            message: record.message.to_string(),
+        }
+    }
+
+    /// The record again, with its stamp or, for a line printed out of order, without one.
+    fn record(&self, keep_time: bool) -> Record<'_> {
+        Record {
+            line: self.line,
+            time: keep_time.then_some(self.time),
+            resolution_us: self.resolution_us,
+            format: self.format,
+            level: None,
+            caller: None,
+            host: None,
+            origin: crate::record::Origin::Kernel,
+            message: &self.message,
+            continuation: false,
+        }
+    }
 }
 
 #[derive(Debug)]
@@ -483,6 +548,27 @@ impl CycleTracker {
         if !record.is_kernel() {
             return;
         }
+        if let Some(time) = record.time.filter(|_| !record.continuation) {
+            if let Some(held) = self.held.take() {
+                // Still behind the old timeline: the log moved to a new clock at the held
+                // line. Back on it: the held line was only printed out of order.
+                let new_clock = self.jumped_back(time);
+                if new_clock {
+                    self.start_new_boot();
+                }
+                self.process(&held.record(new_clock));
+            }
+            let marker = classify(record.message);
+            if self.seen_records && self.jumped_back(time) && marker != Some(Marker::BootBanner) {
+                self.held = Some(HeldRecord::of(record, time));
+                return;
+            }
+        }
+        self.process(record);
+    }
+
+    /// One record, once it is known which timeline it belongs to.
+    fn process(&mut self, record: &Record) {
         let marker = classify(record.message);
         if !record.continuation {
             self.track_time(record, marker);
@@ -497,22 +583,36 @@ impl CycleTracker {
 
     /// Close the cycle still open and return every cycle found.
     pub fn finish(mut self) -> Vec<Cycle> {
+        // A held line at the very end: nothing says the clock changed, so it is a line
+        // printed out of order, kept without its stamp.
+        if let Some(held) = self.held.take() {
+            self.process(&held.record(false));
+        }
         self.close();
         self.done
     }
 
-    /// Boot and segment detection, and gap tracking inside an open cycle.
-    fn track_time(&mut self, record: &Record, marker: Option<Marker>) {
-        let Some(time) = record.time else { return };
-        let jumped_back = self.last_time.is_some_and(|last| {
+    /// True when `time` is well before the last stamp on the same monotonic clock.
+    fn jumped_back(&self, time: Time) -> bool {
+        self.last_time.is_some_and(|last| {
             last.clock == Clock::Monotonic
                 && time.clock == Clock::Monotonic
                 && last.micros.saturating_sub(time.micros) > BACKWARDS_TOLERANCE_US
-        });
-        if (jumped_back || marker == Some(Marker::BootBanner)) && self.seen_records {
-            self.close();
-            self.boot += 1;
-            self.last_event = None;
+        })
+    }
+
+    fn start_new_boot(&mut self) {
+        self.close();
+        self.boot += 1;
+        self.last_event = None;
+        self.last_time = None;
+    }
+
+    /// Boot detection by banner, and gap tracking inside an open cycle.
+    fn track_time(&mut self, record: &Record, marker: Option<Marker>) {
+        let Some(time) = record.time else { return };
+        if marker == Some(Marker::BootBanner) && self.seen_records {
+            self.start_new_boot();
         }
         self.seen_records = true;
         self.last_time = Some(time);
@@ -684,6 +784,14 @@ impl CycleTracker {
                 open.cycle.exit = Some(event);
                 self.close();
             }
+            Aborted => {
+                if open.cycle.aborted.is_none() && !open.resumed {
+                    open.cycle.aborted = Some(self::Aborted {
+                        line: record.line,
+                        message: record.message.to_string(),
+                    });
+                }
+            }
         }
     }
 }
@@ -847,18 +955,45 @@ mod tests {
     }
 
     #[test]
-    fn backwards_time_starts_a_new_boot_not_a_negative_duration() {
+    fn a_log_that_stays_on_the_earlier_clock_starts_a_new_boot() {
         let log = "\
 [  500.000000] Enabling non-boot CPUs ...
 [  500.100000] smpboot: Booting Node 0 Processor 1 APIC 0x2
-[    1.000000] CPU1 is up
+[    1.000000] Enabling non-boot CPUs ...
+[    1.100000] CPU1 is up
 ";
         let cs = cycles(log);
         assert_eq!(cs.len(), 2);
         assert_eq!(cs[1].boot, 1);
-        assert_eq!(cs[0].cpus[0].bringup_ms(), None);
         assert_eq!(cs[0].cpus_not_up(), [1]);
+        assert_eq!(cs[1].enable_start.map(|e| e.line), Some(3));
         assert!(cs.iter().all(|c| c.gaps.iter().all(|g| g.us >= 0)));
+    }
+
+    #[test]
+    fn a_line_stamped_out_of_order_keeps_the_resume_whole() {
+        // A secondary CPU prints with its clock not yet in step: the stamp falls back near
+        // zero for one line and the timeline goes on. One resume, every CPU up, bring-up
+        // times from the good stamps; the stray line's stamp is dropped.
+        let log = "\
+[  500.000000] Enabling non-boot CPUs ...
+[  500.100000] smpboot: Booting Node 0 Processor 1 APIC 0x2
+[    0.008000] Calibrating delay loop (skipped) already calibrated this CPU
+[  500.150000] CPU1 is up
+[  500.200000] smpboot: Booting Node 0 Processor 2 APIC 0x4
+[  500.260000] CPU2 is up
+[    0.009000] CPU3 is up
+";
+        let cs = cycles(log);
+        assert_eq!(cs.len(), 1, "{cs:#?}");
+        let c = &cs[0];
+        assert_eq!(c.boot, 0);
+        assert_eq!(c.cpus[0].bringup_ms(), Some(50.0));
+        assert_eq!(c.cpus[1].bringup_ms(), Some(60.0));
+        // The last line, out of order at the end of the log: CPU3 came up, time unknown.
+        assert!(c.cpus_not_up().is_empty());
+        assert_eq!(c.cpus[2].up.and_then(|e| e.time), None);
+        assert!(c.gaps.iter().all(|g| g.us >= 0));
     }
 
     #[test]
@@ -916,5 +1051,28 @@ mod tests {
 [   16.405806] reboot: Power down
 ";
         assert_eq!(cycles(log).len(), 1);
+    }
+
+    #[test]
+    fn an_aborted_attempt_is_no_resume_and_later_cycles_are_unaffected() {
+        let log = "\
+[  100.000000] PM: suspend entry (deep)
+[  100.100000] PM: Device 0000:00:14.0 failed to suspend async: error -16
+[  100.200000] PM: Some devices failed to suspend, or early wake event detected
+[  100.300000] PM: suspend exit
+[  200.000000] PM: suspend entry (deep)
+[  200.500000] ACPI: PM: Low-level resume complete
+[  200.600000] Enabling non-boot CPUs ...
+[  200.610000] CPU1 is up
+[  201.000000] PM: suspend exit
+";
+        let cs = cycles(log);
+        assert_eq!(cs.len(), 2);
+        let aborted = cs[0].aborted.as_ref().expect("first attempt aborted");
+        assert_eq!(aborted.line, 2);
+        assert_eq!(cs[0].resume_ms(), None);
+        assert!(cs[1].aborted.is_none());
+        assert_eq!(cs[1].resume_ms(), Some(500.0));
+        assert_eq!(cs[1].enable_phase_ms(), Some(10.0));
     }
 }

@@ -61,6 +61,15 @@ fn write_summary(out: &mut String, a: &Analysis, site: &str) -> std::fmt::Result
             c.first_line,
             c.last_line
         )?;
+        if let Some(aborted) = &c.aborted {
+            writeln!(
+                out,
+                "  aborted at line {}: the system never slept, so there are no resume figures\n    {}",
+                aborted.line,
+                aborted.message
+            )?;
+            continue;
+        }
         let figures = [
             ("suspend entry to exit", c.suspend_span_ms()),
             ("syncing to tasks restarted", c.sync_to_restart_ms()),
@@ -184,8 +193,18 @@ fn write_mtrr(out: &mut String, a: &Analysis) -> std::fmt::Result {
             writeln!(out, "    variable {}: {v}", v.reg)?;
         }
     }
-    for dump in &m.proc_dumps {
-        writeln!(out, "  /proc/mtrr: {} registers", dump.len())?;
+    for (i, dump) in m.proc_dumps.iter().enumerate() {
+        write!(out, "  /proc/mtrr: {} registers", dump.len())?;
+        if let Some(previous) = i.checked_sub(1).map(|p| &m.proc_dumps[p]) {
+            let changed = crate::mtrr::changed_proc_registers(previous, dump);
+            if changed.is_empty() {
+                write!(out, ", the same as the dump before")?;
+            } else {
+                let list: Vec<String> = changed.iter().map(|r| format!("reg{r:02}")).collect();
+                write!(out, ", changed from the dump before: {}", list.join(", "))?;
+            }
+        }
+        writeln!(out)?;
     }
     for cpu in m.cpus() {
         let runs: Vec<_> = m.runs.iter().filter(|r| r.cpu == cpu).collect();

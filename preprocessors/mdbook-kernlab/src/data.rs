@@ -86,6 +86,24 @@ impl DataStore {
                 "a symbolic link points out of the book; copy the file into the data directory",
             ));
         }
+        // A FIFO, a device or a socket would block the build or never end: only regular
+        // files (the link already followed) are data.
+        let kind = std::fs::metadata(&canonical)
+            .map_err(|e| fail(format!("cannot open `{rel}`: {e}"), "check the file"))?
+            .file_type();
+        if !kind.is_file() {
+            return Err(fail(
+                format!(
+                    "`{rel}` is not a regular file (a {})",
+                    if kind.is_dir() {
+                        "folder"
+                    } else {
+                        "FIFO, device or socket"
+                    }
+                ),
+                "data directives read files; save the capture to a file in the data directory",
+            ));
+        }
         Ok(canonical)
     }
 
@@ -283,6 +301,22 @@ fn capture_document(text: &str) -> Option<Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_regular_files_are_read() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("data/sub")).unwrap();
+        let fifo = dir.path().join("data/pipe.log");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        let store = DataStore::new(&dir.path().join("data")).unwrap();
+        // Reading a FIFO would block the build for ever; it is refused before any read.
+        if made.is_ok_and(|s| s.success()) {
+            let err = store.text("pipe.log").unwrap_err();
+            assert!(err.message.contains("not a regular file"), "{err:?}");
+        }
+        let err = store.text("sub").unwrap_err();
+        assert!(err.message.contains("a folder"), "{err:?}");
+    }
 
     #[test]
     fn paths_stay_inside() {

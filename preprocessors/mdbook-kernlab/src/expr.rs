@@ -561,8 +561,34 @@ impl Unit {
     }
 }
 
-/// `value` rounded to `digits` decimals, with the unit's suffix.
+/// The most decimals a directive may ask for (`digits=`, or the decimals of `stated=`): an
+/// f64 holds about 15 significant digits, so more would show noise.
+pub const MAX_DIGITS: usize = 12;
+
+/// Check a `digits` option: a whole number from 0 to [`MAX_DIGITS`].
+pub fn check_digits(digits: f64, option: &str) -> Outcome<usize> {
+    if digits.fract() != 0.0 || !(0.0..=MAX_DIGITS as f64).contains(&digits) {
+        return Err(fail(
+            format!("`{option}={}` is not a number of decimals", cut(&digits.to_string())),
+            format!("give a whole number from 0 to {MAX_DIGITS}"),
+        ));
+    }
+    Ok(digits as usize)
+}
+
+/// A value from the book's text, cut to a length that fits in one error line.
+pub fn cut(text: &str) -> String {
+    const MAX: usize = 60;
+    match text.char_indices().nth(MAX) {
+        Some((at, _)) => format!("{}... ({} characters)", &text[..at], text.chars().count()),
+        None => text.to_string(),
+    }
+}
+
+/// `value` rounded to `digits` decimals (at most [`MAX_DIGITS`] + 3, which the messages of
+/// `claim` use), with the unit's suffix.
 pub fn format_value(value: f64, digits: usize, unit: Unit) -> String {
+    let digits = digits.min(MAX_DIGITS + 3);
     let rounded = format!("{value:.digits$}");
     // Avoid "-0.0".
     let rounded = if rounded

@@ -91,17 +91,24 @@ struct ValueModel {
     reported: String,
 }
 
+/// A finite number option; NaN and infinities are refused, since every comparison with
+/// them would let a claim pass or fail for no reason.
 fn number_option(options: &BTreeMap<String, String>, key: &str) -> Outcome<Option<f64>> {
     options
         .get(key)
-        .map(|v| {
-            v.parse::<f64>().map_err(|_| {
-                fail(
-                    format!("`{key}={v}` is not a number"),
-                    format!("write e.g. {key}=16.5"),
-                )
-            })
+        .map(|v| match v.parse::<f64>() {
+            Ok(n) if n.is_finite() => Ok(n),
+            _ => Err(fail(
+                format!("`{key}={}` is not a finite number", crate::expr::cut(v)),
+                format!("write e.g. {key}=16.5"),
+            )),
         })
+        .transpose()
+}
+
+fn digits_option(options: &BTreeMap<String, String>) -> Outcome<Option<usize>> {
+    number_option(options, "digits")?
+        .map(|d| crate::expr::check_digits(d, "digits"))
         .transpose()
 }
 
@@ -132,7 +139,7 @@ pub fn render(engine: &Engine, text: &str, figures: &BookIndex, chapter: &str) -
             let title = format!("computed from {expression}");
             let model = match form {
                 "value" => {
-                    let digits = number_option(&options, "digits")?.map_or(1, |d| d as usize);
+                    let digits = digits_option(&options)?.unwrap_or(1);
                     ValueModel {
                         class: "kl-computed-value",
                         title,
@@ -149,9 +156,27 @@ pub fn render(engine: &Engine, text: &str, figures: &BookIndex, chapter: &str) -
                     })?;
                     let stated = number_option(&options, "stated")?.unwrap_or_default();
                     let digits = decimals_of(stated_text);
+                    if digits > crate::expr::MAX_DIGITS {
+                        return Err(fail(
+                            format!(
+                                "`stated={}` has {digits} decimals",
+                                crate::expr::cut(stated_text)
+                            ),
+                            format!(
+                                "state the number as the prose does, with at most {} decimals",
+                                crate::expr::MAX_DIGITS
+                            ),
+                        ));
+                    }
                     if form == "claim" {
                         let tol = number_option(&options, "tol")?
                             .unwrap_or(0.5 * 10f64.powi(-(digits as i32)));
+                        if tol < 0.0 {
+                            return Err(fail(
+                                format!("`tol={tol}` is negative"),
+                                "the tolerance is how far the data may be from the stated number: 0 or more",
+                            ));
+                        }
                         if (computed - stated).abs() > tol + 1e-12 {
                             return Err(fail(
                                 format!(
@@ -171,8 +196,7 @@ pub fn render(engine: &Engine, text: &str, figures: &BookIndex, chapter: &str) -
                             ..ValueModel::default()
                         }
                     } else {
-                        let shown =
-                            number_option(&options, "digits")?.map_or(digits + 2, |d| d as usize);
+                        let shown = digits_option(&options)?.unwrap_or(digits + 2);
                         ValueModel {
                             class: "kl-compare",
                             title,

@@ -241,6 +241,42 @@ fn mistakes_fail_with_file_line_and_hint() {
             "```kernlab\nbringup: dmesg/resume-6.16.3-ubuntu-kernel.log\ncycle: 3\n```\n",
             "src/test.md:2: `dmesg/resume-6.16.3-ubuntu-kernel.log` has 1 suspend/resume cycle(s); there is no cycle 3",
         ),
+        // Numbers that once panicked or let a false claim pass.
+        (
+            "{{kl:value dmesg/resume-6.16.3-ubuntu-kernel.log#/cycles/0/enable_phase_ms unit=s digits=65536}}\n",
+            "src/test.md:1: `digits=65536` is not a number of decimals",
+        ),
+        (
+            "{{kl:value dmesg/resume-6.16.3-ubuntu-kernel.log#/cycles/0/enable_phase_ms unit=s digits=-1}}\n",
+            "src/test.md:1: `digits=-1` is not a number of decimals",
+        ),
+        (
+            "{{kl:compare dmesg/resume-6.16.3-ubuntu-kernel.log#/cycles/0/enable_phase_ms stated=16.5 unit=s digits=70000}}\n",
+            "src/test.md:1: `digits=70000` is not a number of decimals",
+        ),
+        (
+            &format!(
+                "{{{{kl:claim dmesg/resume-6.16.3-ubuntu-kernel.log#/cycles/0/enable_phase_ms stated=16.{} unit=s}}}}\n",
+                "5".repeat(70_000)
+            ),
+            "src/test.md:1: `stated=16.55555",
+        ),
+        (
+            "{{kl:claim dmesg/resume-6.16.3-ubuntu-kernel.log#/cycles/0/enable_phase_ms stated=NaN unit=s}}\n",
+            "src/test.md:1: `stated=NaN` is not a finite number",
+        ),
+        (
+            "{{kl:claim dmesg/resume-6.16.3-ubuntu-kernel.log#/cycles/0/enable_phase_ms stated=1 unit=s tol=NaN}}\n",
+            "src/test.md:1: `tol=NaN` is not a finite number",
+        ),
+        (
+            "{{kl:claim dmesg/resume-6.16.3-ubuntu-kernel.log#/cycles/0/enable_phase_ms stated=16.6 unit=s tol=-1}}\n",
+            "src/test.md:1: `tol=-1` is negative",
+        ),
+        (
+            "```kernlab\ncompare: {a: dmesg/resume-6.16.3-ubuntu-kernel.log}\nvalue: /cycles/0/enable_phase_ms\ndigits: 70000\n```\n",
+            "src/test.md:2: `digits=70000` is not a number of decimals",
+        ),
     ];
     let mut wrong = Vec::new();
     for (markdown, expected) in cases {

@@ -240,7 +240,10 @@ struct CompareOptions {
 pub fn compare(engine: &Engine, body: &str) -> Outcome<String> {
     let o: CompareOptions = options(body)?;
     let unit = Unit::parse(o.unit.as_deref().unwrap_or("ms"))?;
-    let digits = o.digits.unwrap_or(3);
+    let digits = match o.digits {
+        Some(d) => crate::expr::check_digits(d as f64, "digits")?,
+        None => 3,
+    };
     let mut table =
         TableModel::new("Values compared across runs", &["group", "run", "value"]).numeric(&[2]);
     let mut bars = Vec::new();

@@ -39,14 +39,22 @@ pub fn histogram(engine: &Engine, body: &str) -> Outcome<String> {
             "expected `< BOUND : COUNT` lines",
         ));
     }
+    let Some(sum) = h.sum() else {
+        return Err(fail(
+            format!(
+                "`{}`: the bucket counts add up to more than 2^64",
+                o.histogram
+            ),
+            "the capture is garbled: check each `< BOUND : COUNT` line",
+        ));
+    };
     if let Some(total) = h.total
-        && total != h.sum()
+        && total != sum
     {
         return Err(fail(
             format!(
-                "`{}`: the buckets add up to {}, the total line says {total}",
-                o.histogram,
-                h.sum()
+                "`{}`: the buckets add up to {sum}, the total line says {total}",
+                o.histogram
             ),
             "the capture is incomplete or garbled",
         ));
@@ -67,8 +75,7 @@ pub fn histogram(engine: &Engine, body: &str) -> Outcome<String> {
         id: chart_id(&o.id, &o.histogram),
         title: format!("Histogram, {}", o.histogram),
         desc: format!(
-            "Number of calls per duration bucket; {} calls in all. Each bar is labelled with its count.",
-            h.sum()
+            "Number of calls per duration bucket; {sum} calls in all. Each bar is labelled with its count."
         ),
         axis_label: "calls".into(),
         bars,
