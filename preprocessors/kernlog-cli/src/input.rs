@@ -23,7 +23,8 @@ pub fn open(path: &Path) -> Result<Box<dyn BufRead>> {
         }
         return Ok(Box::new(stdin.lock()));
     }
-    let meta = std::fs::metadata(path).with_context(|| format!("cannot open {}", path.display()))?;
+    let meta =
+        std::fs::metadata(path).with_context(|| format!("cannot open {}", path.display()))?;
     let kind = meta.file_type();
     if kind.is_dir() {
         bail!("{} is a folder; name a log file in it", path.display());
@@ -34,7 +35,12 @@ pub fn open(path: &Path) -> Result<Box<dyn BufRead>> {
             .read(true)
             .custom_flags(libc::O_NONBLOCK)
             .open(path)
-            .with_context(|| format!("cannot open {} (reading /dev/kmsg needs root)", path.display()))?;
+            .with_context(|| {
+                format!(
+                    "cannot open {} (reading /dev/kmsg needs root)",
+                    path.display()
+                )
+            })?;
         return Ok(Box::new(BufReader::with_capacity(BUFFER, UpToNow(file))));
     }
     if kind.is_fifo() {

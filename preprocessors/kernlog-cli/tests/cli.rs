@@ -142,9 +142,16 @@ fn a_live_device_is_read_to_its_end_not_waited_on() {
         std::thread::sleep(std::time::Duration::from_millis(50));
     }
     let out = child.wait_with_output().expect("output");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("kmsg"), "the records are read as kmsg: {text}");
+    assert!(
+        text.contains("kmsg"),
+        "the records are read as kmsg: {text}"
+    );
 }
 
 #[test]

@@ -356,7 +356,8 @@ fn classify_pm(m: &str) -> Option<Marker> {
     let rest = m.strip_prefix("PM: ")?;
     if rest.contains("failed to suspend")
         || rest.starts_with("Some devices failed to suspend")
-        || (rest.contains("suspend of devices") && (rest.contains("failed") || rest.contains("aborted")))
+        || (rest.contains("suspend of devices")
+            && (rest.contains("failed") || rest.contains("aborted")))
     {
         Some(Aborted)
     } else if let Some(mode) = rest.strip_prefix("suspend entry") {

@@ -65,8 +65,7 @@ fn write_summary(out: &mut String, a: &Analysis, site: &str) -> std::fmt::Result
             writeln!(
                 out,
                 "  aborted at line {}: the system never slept, so there are no resume figures\n    {}",
-                aborted.line,
-                aborted.message
+                aborted.line, aborted.message
             )?;
             continue;
         }

@@ -569,7 +569,10 @@ pub const MAX_DIGITS: usize = 12;
 pub fn check_digits(digits: f64, option: &str) -> Outcome<usize> {
     if digits.fract() != 0.0 || !(0.0..=MAX_DIGITS as f64).contains(&digits) {
         return Err(fail(
-            format!("`{option}={}` is not a number of decimals", cut(&digits.to_string())),
+            format!(
+                "`{option}={}` is not a number of decimals",
+                cut(&digits.to_string())
+            ),
             format!("give a whole number from 0 to {MAX_DIGITS}"),
         ));
     }

@@ -204,7 +204,11 @@ impl Engine {
         match result {
             // Block HTML must start on its own line to be an HTML block, and keep the block's
             // indentation (inside a list item, for example).
-            Ok(html) if matches!(site.found, Found::Inline { .. }) => Ok(Some(html)),
+            // Inline HTML stands in a paragraph that mdBook reads as Markdown again: the text
+            // between the tags must not be able to make a link, an image, a heading or a cell.
+            Ok(html) if matches!(site.found, Found::Inline { .. }) => {
+                Ok(Some(render::markdown_inert(&html)))
+            }
             Ok(html) => {
                 let markdown = chapter.markdown;
                 let line_start = markdown[..site.range.start]

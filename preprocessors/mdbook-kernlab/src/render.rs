@@ -31,6 +31,7 @@ impl Templates {
     /// Built-in templates, overridden by `NAME.hbs` files in `dir` when it exists.
     pub fn load(dir: &Path) -> Result<Self, String> {
         let mut registry = Handlebars::new();
+        registry.register_escape_fn(escape);
         registry.set_strict_mode(true);
         registry.set_prevent_indent(true);
         for (name, source) in BUILTIN {
@@ -65,7 +66,99 @@ impl Templates {
     }
 }
 
-/// Escape text for HTML (handlebars' escaping, the one the templates use).
+/// Escape text for HTML, the escaping every template uses: handlebars' own, and control
+/// characters (ESC, SOH, form feed, DEL, ...; not tab or newline) shown as their Unicode
+/// control pictures (U+2400 block) instead of reaching the page raw.
 pub fn escape(text: &str) -> String {
-    handlebars::html_escape(text)
+    let escaped = handlebars::html_escape(text);
+    if !escaped
+        .chars()
+        .any(|c| c.is_control() && c != '\t' && c != '\n')
+    {
+        return escaped;
+    }
+    escaped
+        .chars()
+        .map(|c| match c {
+            '\t' | '\n' => c,
+            '\u{7f}' => '\u{2421}',
+            c if (c as u32) < 0x20 => char::from_u32(0x2400 + c as u32).unwrap_or('\u{fffd}'),
+            c if c.is_control() => '\u{fffd}',
+            c => c,
+        })
+        .collect()
+}
+
+/// Make rendered inline HTML inert as Markdown: outside the tags, every character that
+/// Markdown gives a meaning (`[ ] ( ) ! * _ ` ~ | # \ { }` and line breaks, which could start
+/// a block) becomes a numeric character reference, which the browser shows as the character
+/// itself. Tags and existing entities are copied as they are; the templates escape `<`, `>`
+/// and quotes in text and attributes, so a `>` in the text cannot end a tag early.
+pub fn markdown_inert(html: &str) -> String {
+    let mut out = String::with_capacity(html.len() + html.len() / 8);
+    let mut in_tag = false;
+    let mut in_entity = false;
+    for c in html.chars() {
+        if in_tag {
+            in_tag = c != '>';
+            out.push(c);
+            continue;
+        }
+        if in_entity {
+            in_entity = c != ';' && (c.is_ascii_alphanumeric() || c == '#');
+            out.push(c);
+            continue;
+        }
+        match c {
+            '<' => {
+                in_tag = true;
+                out.push(c);
+            }
+            '&' => {
+                in_entity = true;
+                out.push(c);
+            }
+            '[' | ']' | '(' | ')' | '!' | '*' | '_' | '`' | '~' | '|' | '#' | '\\' | '{' | '}'
+            | '\n' | '\r' => {
+                out.push_str(&format!("&#{};", c as u32));
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn control_characters_are_shown_not_sent() {
+        assert_eq!(
+            escape("a\u{1b}[31mb\u{1}\u{c}\u{7f}\tc"),
+            "a\u{241b}[31mb\u{2401}\u{240c}\u{2421}\tc"
+        );
+        assert_eq!(escape("<plain>"), "&lt;plain&gt;");
+    }
+
+    #[test]
+    fn inline_html_is_inert_as_markdown() {
+        let html = format!(
+            "<span class=\"kl-value\" title=\"a [b](c)\">{}</span>",
+            escape(
+                "[click me](javascript:alert(1)) ![x](https://e.invalid/x.png)\n\n# Heading | cell &amp; `code`"
+            )
+        );
+        let out = markdown_inert(&html);
+        // The tag and its attribute are untouched; the text has no Markdown left.
+        assert!(
+            out.starts_with("<span class=\"kl-value\" title=\"a [b](c)\">"),
+            "{out}"
+        );
+        let text = &out[out.find('>').unwrap() + 1..];
+        for c in ['[', ']', '(', ')', '!', '|', '#', '`', '\n'] {
+            assert!(!text.replace("&#", "").contains(c), "{c:?} left in {text}");
+        }
+        assert!(text.contains("&amp;amp;"), "existing entities kept: {text}");
+    }
 }
