@@ -54,7 +54,7 @@ impl BookIndex {
                     }
                     continue;
                 }
-                Found::Code { .. } => continue,
+                Found::Code { .. } | Found::Malformed { .. } => continue,
             };
             self.record_files(&body, chapter);
             // Malformed blocks are reported when the chapter is rendered.

@@ -228,21 +228,31 @@ pub fn render(engine: &Engine, text: &str, figures: &BookIndex, chapter: &str) -
                     "check the pointer against the file",
                 ));
             };
+            let scalar = |v: &serde_json::Value| match v {
+                serde_json::Value::String(s) => Some(s.clone()),
+                serde_json::Value::Number(_) | serde_json::Value::Bool(_) => Some(v.to_string()),
+                _ => None,
+            };
             let text = match *value {
-                serde_json::Value::String(s) => s.clone(),
-                serde_json::Value::Array(items) => items
-                    .iter()
-                    .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string))
-                    .collect::<Vec<_>>()
-                    .join(", "),
                 serde_json::Value::Null => {
                     return Err(fail(
                         format!("`{reference}` is null"),
                         "point at a field with a value",
                     ));
                 }
-                other => other.to_string(),
-            };
+                serde_json::Value::Array(items) => items
+                    .iter()
+                    .map(scalar)
+                    .collect::<Option<Vec<_>>>()
+                    .map(|v| v.join(", ")),
+                other => scalar(other),
+            }
+            .ok_or_else(|| {
+                fail(
+                    format!("`{reference}` is a structure, not text"),
+                    "point at one of its text or number fields, or show it with a `table:` block",
+                )
+            })?;
             engine.templates.render(
                 "value",
                 &ValueModel {

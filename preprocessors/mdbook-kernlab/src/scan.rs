@@ -22,6 +22,9 @@ pub enum Found {
         language: Option<String>,
         body: String,
     },
+    /// Something that looks like an inline directive but is not one (unterminated, split
+    /// over lines, nested, `{{ kl:`, `{{kl}}`): an error, never text left in the page.
+    Malformed { what: String },
 }
 
 /// A directive with its byte range in the chapter and the 1-based line it starts on
@@ -35,6 +38,10 @@ pub struct Site {
 
 static INLINE: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"\{\{kl:([^{}\n]*)\}\}").expect("valid regex"));
+
+/// The start of anything meant as an inline directive: `{{`, spaces, `kl`.
+static OPENING: LazyLock<Regex> =
+    LazyLock::new(|| Regex::new(r"\{\{\s*kl\b").expect("valid regex"));
 
 /// Every directive and fenced code block of `markdown`, in order.
 pub fn scan(markdown: &str) -> Vec<Site> {
@@ -84,13 +91,17 @@ pub fn scan(markdown: &str) -> Vec<Site> {
             _ => {}
         }
     }
-    for m in INLINE.find_iter(markdown) {
-        if code_ranges
+    let in_code = |r: &Range<usize>| {
+        code_ranges
             .iter()
-            .any(|r| r.start <= m.start() && m.end() <= r.end)
-        {
+            .any(|c| c.start <= r.start && r.end <= c.end)
+    };
+    let mut inline_ranges = Vec::new();
+    for m in INLINE.find_iter(markdown) {
+        if in_code(&m.range()) {
             continue;
         }
+        inline_ranges.push(m.range());
         sites.push(Site {
             range: m.range(),
             line: line_of(m.start()),
@@ -99,8 +110,46 @@ pub fn scan(markdown: &str) -> Vec<Site> {
             },
         });
     }
+    for m in OPENING.find_iter(markdown) {
+        let taken = inline_ranges.iter().any(|r| r.start == m.start());
+        if taken || in_code(&m.range()) {
+            continue;
+        }
+        let what = malformed(&markdown[m.start()..]);
+        sites.push(Site {
+            range: m.range(),
+            line: line_of(m.start()),
+            found: Found::Malformed { what },
+        });
+    }
     sites.sort_by_key(|s| s.range.start);
     sites
+}
+
+/// Why the text at the start of `rest` (which opens like a directive) is none.
+fn malformed(rest: &str) -> String {
+    let line = rest.lines().next().unwrap_or(rest);
+    let mut shown: String = line.chars().take(40).collect();
+    if shown.len() < line.len() {
+        shown.push_str("...");
+    }
+    let after = &rest[2..];
+    if after.starts_with(char::is_whitespace) {
+        return format!("`{shown}`: no space may stand between `{{{{` and `kl:`");
+    }
+    if !after.starts_with("kl:") {
+        return format!("`{shown}`: an inline directive is `{{{{kl:NAME ARGS}}}}`");
+    }
+    match line.find("}}") {
+        Some(end) if line[5..end].contains("{{") => {
+            format!("`{shown}`: inline directives cannot be nested")
+        }
+        Some(_) => format!("`{shown}`: braces are not allowed inside an inline directive"),
+        None if rest.contains("}}") => {
+            format!("`{shown}`: an inline directive must stay on one line")
+        }
+        None => format!("`{shown}`: the inline directive is not closed with `}}}}`"),
+    }
 }
 
 fn line_starts(text: &str) -> Vec<usize> {
@@ -155,5 +204,28 @@ mod tests {
         );
         let out = splice(md, &[(sites[0].range.clone(), "X".into())]);
         assert!(out.starts_with("# T\n\nText X and"));
+    }
+
+    #[test]
+    fn what_only_looks_like_a_directive_is_reported() {
+        let cases = [
+            ("x {{kl:value a.log#/x unit=s\n", "not closed"),
+            ("x {{kl:value a.log#/x\nunit=s}} y\n", "one line"),
+            ("x {{kl:value {{kl:value a#/b}} }} y\n", "nested"),
+            ("x {{ kl:value 1 }} y\n", "no space"),
+            ("x {{kl}} y\n", "is `{{kl:NAME ARGS}}`"),
+        ];
+        for (md, why) in cases {
+            let broken: Vec<String> = scan(md)
+                .into_iter()
+                .filter_map(|s| match s.found {
+                    Found::Malformed { what } => Some(what),
+                    _ => None,
+                })
+                .collect();
+            assert!(broken.iter().any(|w| w.contains(why)), "{md:?}: {broken:?}");
+        }
+        // Inside code, the same text is left alone.
+        assert!(scan("`{{kl:value`\n").is_empty());
     }
 }

@@ -241,6 +241,48 @@ fn mistakes_fail_with_file_line_and_hint() {
             "```kernlab\nbringup: dmesg/resume-6.16.3-ubuntu-kernel.log\ncycle: 3\n```\n",
             "src/test.md:2: `dmesg/resume-6.16.3-ubuntu-kernel.log` has 1 suspend/resume cycle(s); there is no cycle 3",
         ),
+        // What only looks like a directive is an error, never text left in the page.
+        (
+            "Took {{kl:value dmesg/resume-6.16.3-ubuntu-kernel.log#/cycles/0/enable_phase_ms unit=s\n",
+            "src/test.md:1: `{{kl:value dmesg/resume-6.16.3-ubuntu-ke...`: the inline directive is not closed",
+        ),
+        (
+            "A\nTook {{ kl:value 1 }}.\n",
+            "src/test.md:2: `{{ kl:value 1 }}.`: no space may stand",
+        ),
+        (
+            "```kernlab\nlog: dmesg/resume-6.16.3-ubuntu-kernel.log\ncaption: Took {{kl:value x}}.\n```\n",
+            "src/test.md:2: the caption `Took {{kl:value x}}.` holds a `{{`",
+        ),
+        (
+            "{{kl:text patches/patchset.yaml#/patches/0}}\n",
+            "src/test.md:1: `patches/patchset.yaml#/patches/0` is a structure, not text",
+        ),
+        // Options that parse but make no sense.
+        (
+            "```kernlab\nlog: dmesg/resume-6.16.3-ubuntu-kernel.log\ngap_ms: -1\n```\n",
+            "src/test.md:2: `gap_ms: -1` is not a positive number",
+        ),
+        (
+            "```kernlab\nlog: dmesg/resume-6.16.3-ubuntu-kernel.log\ngap_ms: .nan\n```\n",
+            "src/test.md:2: `gap_ms: NaN` is not a positive number",
+        ),
+        (
+            "```kernlab\nlog: dmesg/resume-6.16.3-ubuntu-kernel.log\nfold: 0\n```\n",
+            "src/test.md:2: `fold: 0` would fold every line",
+        ),
+        (
+            "```kernlab\nlog: dmesg/resume-6.16.3-ubuntu-kernel.log\nmatch: ''\n```\n",
+            "src/test.md:2: an empty `match` or `highlight` pattern",
+        ),
+        (
+            "```kernlab\nlog: dmesg/resume-6.16.3-ubuntu-kernel.log\nhighlight: []\n```\n",
+            "src/test.md:2: an empty `match` or `highlight` pattern",
+        ),
+        (
+            "```kernlab\nlog: dmesg/resume-6.16.3-ubuntu-kernel.log\nmax_lines: 10\n```\n",
+            "src/test.md:2: this block would show 43 lines of `dmesg/resume-6.16.3-ubuntu-kernel.log` (43 in the file), more than the limit of 10",
+        ),
         // Numbers that once panicked or let a false claim pass.
         (
             "{{kl:value dmesg/resume-6.16.3-ubuntu-kernel.log#/cycles/0/enable_phase_ms unit=s digits=65536}}\n",

@@ -90,6 +90,8 @@ struct LogOptions {
     highlight: Option<OneOrMany>,
     /// Show the delta column (default: yes).
     deltas: Option<bool>,
+    /// The most lines the block may show (default [`MAX_LINES`]).
+    max_lines: Option<usize>,
     /// Read by `common`; listed so that unknown options are still refused.
     #[serde(rename = "id")]
     _id: Option<IgnoredAny>,
@@ -201,9 +203,65 @@ fn decimals(resolution_us: u64) -> usize {
     }
 }
 
+/// How many lines a `log:` block shows at the most unless it sets `max_lines`: every line
+/// is a table row of the page, and a whole long capture would make a page no reader (and
+/// no browser) can handle.
+pub const MAX_LINES: usize = 2000;
+
+/// Options that parse but make no sense, refused with a hint.
+fn check_options(o: &LogOptions) -> Outcome<()> {
+    if let Some(gap) = o.gap_ms
+        && !(gap.is_finite() && gap > 0.0)
+    {
+        return Err(fail(
+            format!("`gap_ms: {gap}` is not a positive number of milliseconds"),
+            "a gap is a silence of at least this many ms before a line, e.g. gap_ms: 500",
+        ));
+    }
+    if o.fold == Some(0) {
+        return Err(fail(
+            "`fold: 0` would fold every line",
+            "fold runs of more than N unmarked lines, e.g. fold: 10; leave it out to fold nothing",
+        ));
+    }
+    if o.max_lines == Some(0) {
+        return Err(fail(
+            "`max_lines: 0` shows nothing",
+            "leave it out, or raise it",
+        ));
+    }
+    let empty_highlight = match &o.highlight {
+        Some(OneOrMany::One(h)) => h.is_empty(),
+        Some(OneOrMany::Many(v)) => v.is_empty() || v.iter().any(String::is_empty),
+        None => false,
+    };
+    if o.matching.as_deref() == Some("") || empty_highlight {
+        return Err(fail(
+            "an empty `match` or `highlight` pattern",
+            "give a substring or a /regex/; leave the option out to show or mark nothing",
+        ));
+    }
+    Ok(())
+}
+
+/// Refuse a file that is not text: NUL bytes, or more than one character in a hundred
+/// that is not valid UTF-8.
+fn check_text(file: &str, text: &str) -> Outcome<()> {
+    let replaced = text.chars().filter(|c| *c == '\u{fffd}').count();
+    if text.contains('\0') || replaced * 100 > text.chars().count().max(1) {
+        return Err(fail(
+            format!("`{file}` is not a text capture (it holds NUL bytes or invalid UTF-8)"),
+            "a log block shows text; save the log as text (dmesg, journalctl) or describe the binary file in the manifest",
+        ));
+    }
+    Ok(())
+}
+
 pub fn render(engine: &Engine, body: &str) -> Outcome<String> {
     let o: LogOptions = options(body)?;
+    check_options(&o)?;
     let text = engine.data.text(&o.log)?;
+    check_text(&o.log, &text)?;
     let all = read_lines(&text);
     if all.is_empty() {
         return Err(fail(
@@ -279,6 +337,18 @@ pub fn render(engine: &Engine, body: &str) -> Outcome<String> {
         return Err(fail(
             format!("no line of {} is left to show", o.log),
             "loosen `match`, `time` or the markers",
+        ));
+    }
+    let limit = o.max_lines.unwrap_or(MAX_LINES);
+    if shown.len() > limit {
+        return Err(fail(
+            format!(
+                "this block would show {} lines of `{}` ({} in the file), more than the limit of {limit}",
+                shown.len(),
+                o.log,
+                all.len()
+            ),
+            "select a part with `lines: A-B`, `from`/`to`, `match` or `time`, or raise the limit with `max_lines: N`",
         ));
     }
     let gap_ms = o.gap_ms.unwrap_or(engine.config.gap_ms);
@@ -478,6 +548,14 @@ pub fn render_source(engine: &Engine, body: &str) -> Outcome<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn binary_files_are_not_logs() {
+        assert!(check_text("a.log", "[    1.000000] fine\n").is_ok());
+        assert!(check_text("a.bin", "ELF\0\0\u{1}").is_err());
+        let mostly_invalid = String::from_utf8_lossy(&[0xff, 0xfe, b'a', 0xfd, b'\n']).into_owned();
+        assert!(check_text("b.bin", &mostly_invalid).is_err());
+    }
 
     #[test]
     fn marks_are_escaped() {

@@ -131,11 +131,18 @@ pub fn common(body: &str) -> Outcome<Common> {
             "ids are letters, digits, `-` and `_`",
         ));
     }
+    let caption = string("caption")?;
+    if let Some(c) = caption.as_deref().filter(|c| c.contains("{{")) {
+        return Err(fail(
+            format!("the caption `{}` holds a `{{{{`", crate::expr::cut(c)),
+            "a caption is plain text: directives are not rendered inside it; write the figure in the prose around the block",
+        ));
+    }
     Ok(Common {
         kind,
         figure,
         id,
-        caption: string("caption")?,
+        caption,
     })
 }
 
