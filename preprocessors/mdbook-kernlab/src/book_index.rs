@@ -22,7 +22,8 @@ pub struct BookIndex {
     by_id: BTreeMap<String, Entry>,
     /// Labels of each chapter's blocks in order (`None` for uncaptioned ones).
     labels: BTreeMap<String, Vec<Option<String>>>,
-    duplicates: BTreeMap<String, Vec<String>>,
+    /// Per chapter: (line of the block, what is repeated).
+    duplicates: BTreeMap<String, Vec<(usize, String)>>,
     /// Data files (or globs) the chapters read, and the chapters' titles.
     uses: BTreeMap<String, FileUse>,
     titles: BTreeMap<String, String>,
@@ -41,7 +42,12 @@ impl BookIndex {
     pub fn collect(&mut self, chapter: &str, number: Option<&str>, markdown: &str) {
         let mut counters: BTreeMap<&'static str, usize> = BTreeMap::new();
         let mut labels = Vec::new();
+        let headings = heading_ids(markdown);
+        // Blocks without an id that show the same view of the same file: their charts would
+        // share the ids of their SVG title and description.
+        let mut views: BTreeSet<String> = BTreeSet::new();
         for site in scan(markdown) {
+            let line = site.line + 1;
             let body = match site.found {
                 Found::Block { body } => body,
                 Found::Inline { text } => {
@@ -62,6 +68,27 @@ impl BookIndex {
                 labels.push(None);
                 continue;
             };
+            if c.id.is_none() {
+                let view = view_key(c.kind, &body);
+                if !views.insert(view.clone()) {
+                    self.duplicates
+                        .entry(chapter.to_string())
+                        .or_default()
+                        .push((
+                            line,
+                            format!("`{view}` is shown twice on this page without an `id:`"),
+                        ));
+                }
+            }
+            if let Some(id) = c.id.as_ref().filter(|id| headings.contains(*id)) {
+                self.duplicates
+                    .entry(chapter.to_string())
+                    .or_default()
+                    .push((
+                        line,
+                        format!("the id `{id}` is also a heading's id on this page"),
+                    ));
+            }
             let Some(_) = c.caption else {
                 labels.push(None);
                 continue;
@@ -74,7 +101,10 @@ impl BookIndex {
                     self.duplicates
                         .entry(chapter.to_string())
                         .or_default()
-                        .push(format!("`{id}` (also in {})", existing.chapter));
+                        .push((
+                            line,
+                            format!("the id `{id}` is used twice (also in {})", existing.chapter),
+                        ));
                 } else {
                     self.by_id.insert(
                         id,
@@ -156,8 +186,8 @@ impl BookIndex {
         self.labels.get(chapter)?.get(index)?.as_deref()
     }
 
-    /// Ids used twice, reported against the later chapter.
-    pub fn duplicates(&self, chapter: &str) -> &[String] {
+    /// Ids used twice, and views repeated without an id, with the line of the later block.
+    pub fn duplicates(&self, chapter: &str) -> &[(usize, String)] {
         self.duplicates.get(chapter).map_or(&[], Vec::as_slice)
     }
 
@@ -176,6 +206,63 @@ impl BookIndex {
         };
         Ok((href, entry.label.clone()))
     }
+}
+
+/// The ids mdBook gives the chapter's headings: `{#id}` where written, else the title
+/// lower-cased, spaces as `-`, and only letters, digits, `-` and `_` kept.
+fn heading_ids(markdown: &str) -> BTreeSet<String> {
+    use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
+    let mut ids = BTreeSet::new();
+    let mut open: Option<(Option<String>, String)> = None;
+    for event in Parser::new_ext(markdown, Options::ENABLE_HEADING_ATTRIBUTES) {
+        match event {
+            Event::Start(Tag::Heading { id, .. }) => {
+                open = Some((id.map(|i| i.to_string()), String::new()));
+            }
+            Event::Text(t) | Event::Code(t) => {
+                if let Some((_, text)) = open.as_mut() {
+                    text.push_str(&t);
+                }
+            }
+            Event::End(TagEnd::Heading(_)) => {
+                if let Some((id, text)) = open.take() {
+                    ids.insert(id.unwrap_or_else(|| {
+                        text.trim()
+                            .chars()
+                            .filter_map(|c| match c {
+                                c if c.is_whitespace() => Some('-'),
+                                c if c.is_alphanumeric() || c == '_' || c == '-' => {
+                                    Some(c.to_ascii_lowercase())
+                                }
+                                _ => None,
+                            })
+                            .collect()
+                    }));
+                }
+            }
+            _ => {}
+        }
+    }
+    ids
+}
+
+/// What a block shows, for spotting the same view twice: its kind, file and view options.
+fn view_key(kind: &str, body: &str) -> String {
+    let Ok(Value::Object(map)) = yaml_serde::from_str::<Value>(body) else {
+        return kind.to_string();
+    };
+    let mut key = format!(
+        "{kind}: {}",
+        map.get(kind).map(Value::to_string).unwrap_or_default()
+    );
+    for option in [
+        "show", "cpu", "cycle", "value", "function", "from", "to", "lines", "match", "time",
+    ] {
+        if let Some(v) = map.get(option) {
+            key.push_str(&format!(", {option}: {v}"));
+        }
+    }
+    key
 }
 
 #[cfg(test)]

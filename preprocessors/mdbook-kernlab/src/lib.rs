@@ -149,12 +149,13 @@ impl Engine {
                 let mut problems: Vec<Problem> = figures
                     .duplicates(chapter.html)
                     .iter()
-                    .map(|d| Problem {
+                    .map(|(line, what)| Problem {
                         file: chapter.source.to_path_buf(),
-                        line: 1,
-                        message: format!("the id {d} is used twice"),
+                        line: *line,
+                        message: what.clone(),
                         hint: Some(
-                            "ids must be unique in the book: published links point at them".into(),
+                            "ids must be unique in the book and on the page: give the block an `id:` of its own"
+                                .into(),
                         ),
                     })
                     .collect();

@@ -258,6 +258,15 @@ fn mistakes_fail_with_file_line_and_hint() {
             "{{kl:text patches/patchset.yaml#/patches/0}}\n",
             "src/test.md:1: `patches/patchset.yaml#/patches/0` is a structure, not text",
         ),
+        // Ids that would clash on the page.
+        (
+            "# Intro {#lst-x}\n\n```kernlab\nlog: dmesg/resume-6.16.3-ubuntu-kernel.log\nid: lst-x\ncaption: A.\n```\n",
+            "src/test.md:4: the id `lst-x` is also a heading's id on this page",
+        ),
+        (
+            "```kernlab\nbringup: dmesg/resume-6.16.3-ubuntu-kernel.log\n```\n\n```kernlab\nbringup: dmesg/resume-6.16.3-ubuntu-kernel.log\n```\n",
+            "src/test.md:6: `bringup: \"dmesg/resume-6.16.3-ubuntu-kernel.log\"` is shown twice on this page without an `id:`",
+        ),
         // Options that parse but make no sense.
         (
             "```kernlab\nlog: dmesg/resume-6.16.3-ubuntu-kernel.log\ngap_ms: -1\n```\n",
