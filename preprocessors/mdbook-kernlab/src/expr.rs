@@ -76,7 +76,10 @@ fn tokenize(text: &str) -> Outcome<Vec<Token>> {
                 }
                 let s: String = chars[start..i].iter().collect();
                 let n = s.parse().map_err(|_| {
-                    fail(format!("`{s}` is not a number"), "write numbers like 16.5")
+                    fail(
+                        format!("`{}` is not a number", cut(&s)),
+                        "write numbers like 16.5",
+                    )
                 })?;
                 tokens.push(Token::Number(n));
             }
@@ -399,7 +402,7 @@ pub fn lookup(reference: &str, data: &DataStore) -> Outcome<Vec<Quantity>> {
                     )
                 } else {
                     fail(
-                        format!("`{f}#{pointer}` is not a number: {v}"),
+                        format!("`{f}#{pointer}` is not a number: {}", cut(&v.to_string())),
                         "point at a numeric field",
                     )
                 }

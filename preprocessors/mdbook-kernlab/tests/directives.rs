@@ -186,6 +186,15 @@ fn log_text_is_escaped() {
 
 /// Each mistake: the chapter, line, message and hint.
 #[test]
+fn register_values_up_to_64_bits_decode() {
+    let html = block("deftype: [0xffffffffffffffff, '0xc06']\n");
+    assert!(
+        html.contains("0xffffffffffffffff") && html.contains("0xc06"),
+        "{html}"
+    );
+}
+
+#[test]
 fn mistakes_fail_with_file_line_and_hint() {
     let cases: &[(&str, &str)] = &[
         (
@@ -257,6 +266,10 @@ fn mistakes_fail_with_file_line_and_hint() {
         (
             "{{kl:text patches/patchset.yaml#/patches/0}}\n",
             "src/test.md:1: `patches/patchset.yaml#/patches/0` is a structure, not text",
+        ),
+        (
+            "```kernlab\ndeftype: [0xc06, -1]\n```\n",
+            "src/test.md:2: `-1` is not a 64-bit register value",
         ),
         // Ids that would clash on the page.
         (

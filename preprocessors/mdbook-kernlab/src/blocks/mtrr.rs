@@ -345,16 +345,10 @@ fn size_text(bytes: u64) -> String {
 }
 
 #[derive(Debug, Deserialize)]
-#[serde(untagged)]
-enum DeftypeSource {
-    File(String),
-    Values(Vec<String>),
-}
-
-#[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct DeftypeOptions {
-    deftype: DeftypeSource,
+    /// A capture (a file name) or register values (a list of hex strings or numbers).
+    deftype: yaml_serde::Value,
     /// Read by `common`; listed so that unknown options are still refused.
     #[serde(rename = "id")]
     _id: Option<IgnoredAny>,
@@ -391,18 +385,29 @@ pub fn deftype(engine: &Engine, body: &str) -> Outcome<String> {
         ])
     };
     match o.deftype {
-        DeftypeSource::Values(values) => {
+        yaml_serde::Value::Sequence(values) => {
             for v in values {
-                let raw = u64::from_str_radix(v.trim_start_matches("0x"), 16).map_err(|_| {
+                let raw = match &v {
+                    yaml_serde::Value::String(s) => {
+                        u64::from_str_radix(s.trim_start_matches("0x"), 16).ok()
+                    }
+                    yaml_serde::Value::Number(n) => n.as_u64(),
+                    _ => None,
+                };
+                let raw = raw.ok_or_else(|| {
+                    let shown = yaml_serde::to_string(&v).unwrap_or_default();
                     fail(
-                        format!("`{v}` is not a hexadecimal value"),
-                        "write values like 0xc06",
+                        format!(
+                            "`{}` is not a 64-bit register value",
+                            crate::expr::cut(shown.trim())
+                        ),
+                        "write values like 0xc06, at most 0xffffffffffffffff",
                     )
                 })?;
                 table.rows.push(row(String::new(), decode_deftype(raw)));
             }
         }
-        DeftypeSource::File(file) => {
+        yaml_serde::Value::String(file) => {
             let analysis = engine.data.analysis(&file)?;
             let m = &analysis.mtrr;
             if m.runs.is_empty() {
@@ -421,6 +426,12 @@ pub fn deftype(engine: &Engine, body: &str) -> Outcome<String> {
                     table.rows.push(row(format!("CPU {cpu} written"), a));
                 }
             }
+        }
+        _ => {
+            return Err(fail(
+                "`deftype` takes a capture or a list of register values",
+                "write `deftype: mtrr/x.log` or `deftype: [0xc00, 0xc06]`",
+            ));
         }
     }
     if table.rows.is_empty() {
