@@ -13,7 +13,7 @@ use kernlog::summary::render_summary;
 mod input;
 
 /// Where the notebook is published; findings link into it.
-const DEFAULT_SITE: &str = "https://macbook-resume-delay.pages.dev";
+const DEFAULT_SITE: &str = "https://macbook-pro-resume-delay.pages.dev";
 
 #[derive(Parser)]
 #[command(version, about, long_about = None)]

@@ -23,6 +23,9 @@ pub struct Config {
     /// plain text), not only c, diff, shell, dmesg and ftrace: for books that replace
     /// highlight.js with the stand-in `mdbook-kernlab theme` writes.
     pub highlight_all_code: bool,
+    /// The address the book is published at (`https://example.pages.dev`), for
+    /// `{{kl:site /PATH}}`: the one place a notebook names its own site.
+    pub site: Option<String>,
     // Keys mdBook itself reads from the same table.
     command: Option<IgnoredAny>,
     before: Option<IgnoredAny>,
@@ -40,6 +43,7 @@ impl Default for Config {
             templates: "theme/kernlab".into(),
             gap_ms: 500.0,
             highlight_all_code: false,
+            site: None,
             command: None,
             before: None,
             after: None,

@@ -343,6 +343,37 @@ pub fn render(engine: &Engine, text: &str, figures: &BookIndex, chapter: &str) -
                 },
             )
         }
+        "site" => {
+            check_options(&options, &[], form)?;
+            let [path] = words.as_slice() else {
+                return Err(fail(
+                    "`site` takes one path",
+                    "write e.g. {{kl:site /journey#changes-after-resume}}",
+                ));
+            };
+            if !path.starts_with('/') || path.contains(char::is_whitespace) {
+                return Err(fail(
+                    format!("`{}` is not a path of the site", crate::expr::cut(path)),
+                    "write a path that starts with `/`, e.g. /journey#changes-after-resume",
+                ));
+            }
+            let site = engine.config.site.as_deref().ok_or_else(|| {
+                fail(
+                    "book.toml names no `site` for `{{kl:site}}`",
+                    "add `site = \"https://...\"` under [preprocessor.kernlab]",
+                )
+            })?;
+            #[derive(Serialize)]
+            struct Site {
+                url: String,
+            }
+            engine.templates.render(
+                "site",
+                &Site {
+                    url: format!("{}{path}", site.trim_end_matches('/')),
+                },
+            )
+        }
         "ref" => {
             check_options(&options, &[], form)?;
             let [id] = words.as_slice() else {

@@ -56,12 +56,14 @@ fn html(dir: &Path, page: &str) -> String {
 }
 
 /// The public address of the notebook (links to it are checked like internal ones).
+/// The `site` of `[preprocessor.kernlab]` in book.toml: where the book is published.
 fn published_site() -> String {
-    let conf = std::fs::read_to_string(repo().join("data/patches/patchset.yaml")).unwrap();
+    let conf = std::fs::read_to_string(repo().join("book.toml")).unwrap();
     conf.lines()
-        .find_map(|l| l.strip_prefix("site: "))
-        .expect("patchset.yaml names the site")
+        .find_map(|l| l.strip_prefix("site = "))
+        .expect("book.toml names the site")
         .trim()
+        .trim_matches('"')
         .to_string()
 }
 
@@ -317,6 +319,25 @@ fn the_notebook_builds_reproducibly_with_its_published_anchors() {
 
     let journey = html(a.path(), "journey.html");
     let doc = Html::parse_document(&journey);
+    // The three addresses the cover letter sent to the kernel list cites (they cannot be
+    // edited): the host is the one this book is published at, and each fragment is there.
+    for cited in [
+        "https://macbook-pro-resume-delay.pages.dev/journey#changes-after-resume",
+        "https://macbook-pro-resume-delay.pages.dev/journey#id3",
+        "https://macbook-pro-resume-delay.pages.dev/journey#cost-of-extra-checks",
+    ] {
+        let (page, fragment) = cited.split_once('#').unwrap();
+        assert_eq!(
+            page,
+            format!("{}/journey", published_site()),
+            "host and path of {cited}"
+        );
+        let id = Selector::parse(&format!("[id=\"{fragment}\"]")).unwrap();
+        assert!(
+            doc.select(&id).next().is_some(),
+            "{cited}: no element with that id"
+        );
+    }
     let headings = Selector::parse("main h1, main h2, main h3, main h4").unwrap();
     let found: Vec<(usize, String, String)> = doc
         .select(&headings)
@@ -409,6 +430,42 @@ fn no_log_text_is_pasted_in_the_chapters() {
         pasted.is_empty(),
         "log lines pasted in Markdown:\n{}",
         pasted.join("\n")
+    );
+}
+
+/// Every other mention of the published address agrees with book.toml's `site`: the fix's
+/// `Link:` tag, kernlog's default for the links of its findings, and the Cloudflare Pages
+/// project the deploy workflow publishes to (`<project>.pages.dev`).
+#[test]
+fn the_published_address_is_set_once() {
+    let site = published_site();
+    let fix = std::fs::read_to_string(
+        repo().join("src/patches/0001-x86-mtrr-Restore-AP-MTRRs-as-each-CPU-comes-online-i.patch"),
+    )
+    .unwrap();
+    let link = fix
+        .lines()
+        .find_map(|l| l.strip_prefix("Link: "))
+        .expect("the fix has a Link: tag");
+    assert!(
+        link.starts_with(&format!("{site}/")),
+        "Link: {link} is not on {site}"
+    );
+    let cli =
+        std::fs::read_to_string(repo().join("preprocessors/kernlog-cli/src/main.rs")).unwrap();
+    assert!(
+        cli.contains(&format!("const DEFAULT_SITE: &str = \"{site}\";")),
+        "kernlog's DEFAULT_SITE is not {site}"
+    );
+    let deploy = std::fs::read_to_string(repo().join(".github/workflows/deploy.yml")).unwrap();
+    let project = deploy
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("PAGES_PROJECT: "))
+        .expect("deploy.yml sets PAGES_PROJECT");
+    assert_eq!(
+        format!("https://{project}.pages.dev"),
+        site,
+        "the Pages project"
     );
 }
 

@@ -1,0 +1,118 @@
+//! Structure-aware: suspend/resume records written in every format kernlog reads (dmesg
+//! plain, -T, --time-format iso, --reltime, kmsg, journalctl short, short-iso,
+//! short-monotonic, syslog, mail quotes), with fuzzer-chosen fields that may hold multi-byte
+//! text, odd numbers and stamps that step back. No panic, no negative duration, and every
+//! line read as a record.
+#![no_main]
+
+use arbitrary::Arbitrary;
+use libfuzzer_sys::fuzz_target;
+
+#[derive(Debug, Arbitrary)]
+enum Format {
+    Plain,
+    Ctime,
+    Iso,
+    Reltime,
+    Kmsg,
+    JournalShort,
+    JournalIso,
+    JournalMonotonic,
+    Syslog,
+    Quoted(Box<Format>),
+}
+
+#[derive(Debug, Arbitrary)]
+enum Message {
+    Entry,
+    Exit,
+    Enabling,
+    Booting(u16),
+    Up(u16),
+    Offline(u16),
+    LowLevel,
+    Aborted,
+    MtrrChanges(u16, [bool; 3]),
+    ProcMtrr(u8, u32, u16),
+    Free(String),
+}
+
+#[derive(Debug, Arbitrary)]
+struct Line {
+    format: Format,
+    seconds: u32,
+    micros: u32,
+    /// Free text put into one field of the stamp (host, month, offset, ...).
+    field: Option<String>,
+    message: Message,
+}
+
+fn message(m: &Message) -> String {
+    match m {
+        Message::Entry => "PM: suspend entry (deep)".into(),
+        Message::Exit => "PM: suspend exit".into(),
+        Message::Enabling => "Enabling non-boot CPUs ...".into(),
+        Message::Booting(n) => format!("smpboot: Booting Node 0 Processor {n} APIC 0x{n:x}"),
+        Message::Up(n) => format!("CPU{n} is up"),
+        Message::Offline(n) => format!("smpboot: CPU {n} is now offline"),
+        Message::LowLevel => "ACPI: PM: Low-level resume complete".into(),
+        Message::Aborted => "PM: Some devices failed to suspend, or early wake event detected".into(),
+        Message::MtrrChanges(cpu, f) => format!(
+            "MTRR cpu {cpu} changes:{}{}{}",
+            if f[0] { 'V' } else { '_' },
+            if f[1] { 'F' } else { '_' },
+            if f[2] { 'T' } else { '_' }
+        ),
+        Message::ProcMtrr(reg, base, size) => {
+            format!("reg{reg:02}: base=0x{base:09x} (    0MB), size={size:5}MB, count=1: write-back")
+        }
+        Message::Free(s) => s.clone(),
+    }
+}
+
+fn render(line: &Line) -> String {
+    let (s, us) = (line.seconds % 100_000, line.micros % 1_000_000);
+    let field = line.field.clone().unwrap_or_default();
+    let msg = message(&line.message);
+    render_format(&line.format, s, us, &field, &msg)
+}
+
+fn render_format(format: &Format, s: u32, us: u32, field: &str, msg: &str) -> String {
+    let (h, m, sec) = (s / 3600 % 24, s / 60 % 60, s % 60);
+    match format {
+        Format::Plain => format!("[{s:5}.{us:06}] {msg}"),
+        Format::Ctime => format!("[Mon Sep 11 {h:02}:{m:02}:{sec:02}{field} 2025] {msg}"),
+        Format::Iso => format!("2025-09-11T{h:02}:{m:02}:{sec:02},{us:06}+0{field}:00 {msg}"),
+        Format::Reltime => format!("[Sep11 {h:02}:{m:02}{field}] {msg}"),
+        Format::Kmsg => format!("6,{s},{}{us:06},-{field};{msg}", s),
+        Format::JournalShort => format!("Sep 11 {h:02}:{m:02}:{sec:02} host{field} kernel: {msg}"),
+        Format::JournalIso => format!("2025-09-11T{h:02}:{m:02}:{sec:02}+0{field}00 host kernel: {msg}"),
+        Format::JournalMonotonic => format!("[{s:5}.{us:06}] host{field} kernel: {msg}"),
+        Format::Syslog => format!("Sep {field}11 {h:02}:{m:02}:{sec:02} host kernel: [{s:5}.{us:06}] {msg}"),
+        Format::Quoted(inner) => format!("> {}", render_format(inner, s, us, field, msg)),
+    }
+}
+
+fuzz_target!(|lines: Vec<Line>| {
+    let text: String = lines.iter().map(|l| render(l) + "\n").collect();
+    let analysis = kernlog::analyze_str(&text);
+    // A lone CR also ends a record, so there are at least as many records as `lines()`.
+    assert!(analysis.input.records as usize >= text.lines().count());
+    for cycle in &analysis.cycles {
+        for ms in [
+            cycle.enable_phase_ms(),
+            cycle.suspend_span_ms(),
+            cycle.sync_to_restart_ms(),
+            cycle.resume_ms(),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            assert!(ms >= 0.0, "negative duration {ms}");
+        }
+        assert!(cycle.gaps.iter().all(|g| g.us >= 0));
+    }
+    let _ = kernlog::report::Report::new(&analysis);
+    let _ = kernlog::summary::render_summary(&analysis, "");
+    let _ = kernlog::checklist::check(&analysis, kernlog::checklist::Limits::default());
+});
