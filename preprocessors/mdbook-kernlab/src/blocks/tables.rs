@@ -49,6 +49,12 @@ fn cell_text(v: &Value) -> String {
         Value::Null => String::new(),
         Value::String(s) => s.clone(),
         Value::Array(items) => items.iter().map(cell_text).collect::<Vec<_>>().join(", "),
+        // A structure reads as `key: value` pairs, not as JSON.
+        Value::Object(fields) => fields
+            .iter()
+            .map(|(k, v)| format!("{}: {}", k.replace('_', " "), cell_text(v)))
+            .collect::<Vec<_>>()
+            .join("; "),
         other => other.to_string(),
     }
 }
@@ -261,4 +267,15 @@ pub fn catalog(
         ]));
     }
     table.render(engine)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_structure_in_a_cell_reads_as_pairs() {
+        let v: Value = serde_json::json!({"before": 20, "after": 3, "variable_mtrrs": 10});
+        assert_eq!(cell_text(&v), "after: 3; before: 20; variable mtrrs: 10");
+    }
 }
