@@ -44,6 +44,9 @@ fn lock<T>(cache: &Cache<T>) -> std::sync::MutexGuard<'_, HashMap<PathBuf, Arc<T
     cache.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// The largest file that is tried as a small capture before it is read as a log.
+const CAPTURE_MAX_BYTES: u64 = 1 << 20;
+
 impl DataStore {
     /// `dir` must exist; it is canonicalised so that symlinks cannot lead out of it.
     pub fn new(dir: &Path) -> std::io::Result<Self> {
@@ -113,16 +116,28 @@ impl DataStore {
         cached(&self.texts, path.clone(), || {
             let bytes = std::fs::read(&path)
                 .map_err(|e| Failure::new(format!("cannot read `{rel}`: {e}")))?;
-            Ok(String::from_utf8_lossy(&bytes).into_owned())
+            // Valid UTF-8 (the usual case) is taken as it is, without a second copy.
+            Ok(String::from_utf8(bytes)
+                .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
         })
     }
 
-    /// kernlog's analysis of a log file.
+    /// kernlog's analysis of a log file, read as a stream: the text of a large log is
+    /// never held in memory for it.
     pub fn analysis(&self, rel: &str) -> Outcome<Arc<Analysis>> {
         let path = self.resolve(rel)?;
-        cached(&self.analyses, path, || {
-            Ok(kernlog::analyze_str(&self.text(rel)?))
+        cached(&self.analyses, path.clone(), || {
+            let file = std::fs::File::open(&path)
+                .map_err(|e| Failure::new(format!("cannot read `{rel}`: {e}")))?;
+            kernlog::analyze(std::io::BufReader::with_capacity(256 * 1024, file))
+                .map_err(|e| Failure::new(format!("cannot read `{rel}`: {e}")))
         })
+    }
+
+    /// True for files small enough to be one of the small captures (sysfs dumps, `time`
+    /// runs, histograms...): larger files are logs, analysed as a stream.
+    fn may_be_capture(path: &Path) -> bool {
+        std::fs::metadata(path).is_ok_and(|m| m.len() <= CAPTURE_MAX_BYTES)
     }
 
     /// A file as a JSON document: YAML and JSON files as they are, logs as kernlog's
@@ -131,6 +146,7 @@ impl DataStore {
         let path = self.resolve(rel)?;
         let extension = path.extension().and_then(|e| e.to_str()).unwrap_or("");
         let extension = extension.to_string();
+        let path_for_size = path.clone();
         cached(&self.documents, path, || {
             Ok(match extension.as_str() {
                 "yaml" | "yml" => {
@@ -151,7 +167,11 @@ impl DataStore {
                         )
                     })?
                 }
-                _ => match capture_document(&self.text(rel)?) {
+                _ => match Self::may_be_capture(&path_for_size)
+                    .then(|| self.text(rel))
+                    .transpose()?
+                    .and_then(|text| capture_document(&text))
+                {
                     Some(doc) => doc,
                     None => {
                         let analysis = self.analysis(rel)?;
