@@ -152,9 +152,16 @@ impl DataStore {
                 "yaml" | "yml" => {
                     let text = self.text(rel)?;
                     yaml_serde::from_str::<Value>(&text).map_err(|e| {
+                        let at = e.location().map_or(String::new(), |l| {
+                            format!(" (line {}, column {})", l.line(), l.column())
+                        });
                         fail(
-                            format!("`{rel}` is not valid YAML: {e}"),
-                            "fix the data file; the message gives its line and column",
+                            format!("`{rel}` is not valid YAML{at}: {}", crate::error::short(&e)),
+                            if at.is_empty() {
+                                "the whole file is at fault: aliases (`*name`) that expand too far, or a file that is not YAML"
+                            } else {
+                                "fix the data file at that line"
+                            },
                         )
                     })?
                 }
@@ -162,7 +169,7 @@ impl DataStore {
                     let text = self.text(rel)?;
                     serde_json::from_str::<Value>(&text).map_err(|e| {
                         fail(
-                            format!("`{rel}` is not valid JSON: {e}"),
+                            format!("`{rel}` is not valid JSON: {}", crate::error::short(&e)),
                             "fix the data file; the message gives its line and column",
                         )
                     })?

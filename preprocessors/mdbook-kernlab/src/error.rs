@@ -60,3 +60,18 @@ pub fn fail(message: impl Into<String>, hint: impl Into<String>) -> Failure {
 }
 
 pub type Outcome<T> = Result<T, Failure>;
+
+/// An error message from a parser, cut to a length that fits a terminal: a serde error can
+/// quote a whole input file (a log read as YAML is one long string).
+pub fn short(error: &dyn std::fmt::Display) -> String {
+    const MAX: usize = 200;
+    let text = error.to_string();
+    match text.char_indices().nth(MAX) {
+        Some((at, _)) => format!(
+            "{}... (message cut, {} characters)",
+            &text[..at],
+            text.chars().count()
+        ),
+        None => text,
+    }
+}

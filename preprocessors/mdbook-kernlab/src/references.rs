@@ -53,7 +53,13 @@ pub struct SymbolLink {
 /// Read and deserialize one index file; errors name the file.
 fn read_yaml<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    yaml_serde::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))
+    yaml_serde::from_str(&text).map_err(|e| {
+        format!(
+            "{}: not an index of the kind book.toml says it is: {}",
+            path.display(),
+            crate::error::short(&e)
+        )
+    })
 }
 
 /// The symbol index.
