@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use syntect::parsing::{SyntaxDefinition, SyntaxSet};
 
-const SYNTAXES: &str = "../../theme/kernlab/syntaxes";
+const SYNTAXES: &str = "assets/syntaxes";
 
 fn main() {
     let dir = Path::new(SYNTAXES);

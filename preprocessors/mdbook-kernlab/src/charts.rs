@@ -1,6 +1,6 @@
 //! Geometry of the SVG charts: everything is computed here and formatted with fixed
 //! decimals, so that the same data always gives the same bytes. Colours come from CSS
-//! classes (see `theme/kernlab.css`), so the charts follow the reader's mdBook theme.
+//! classes (see the crate's `assets/kernlab.css`), so the charts follow the reader's mdBook theme.
 
 use serde::Serialize;
 

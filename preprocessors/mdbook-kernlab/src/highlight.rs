@@ -14,7 +14,7 @@ use crate::error::{Outcome, fail};
 
 const CLASS_STYLE: ClassStyle = ClassStyle::SpacedPrefixed { prefix: "kl-" };
 
-/// syntect's default syntaxes plus `theme/kernlab/syntaxes/`, linked by `build.rs`.
+/// syntect's default syntaxes plus the crate's `assets/syntaxes/`, linked by `build.rs`.
 static SYNTAXES: LazyLock<Result<SyntaxSet, String>> = LazyLock::new(|| {
     syntect::dumps::from_uncompressed_data(include_bytes!(concat!(
         env!("OUT_DIR"),
@@ -48,7 +48,7 @@ fn syntaxes() -> Outcome<&'static SyntaxSet> {
     SYNTAXES.as_ref().map_err(|e| {
         fail(
             format!("syntax definitions failed to load: {e}"),
-            "check theme/kernlab/syntaxes",
+            "check the crate's assets/syntaxes",
         )
     })
 }
@@ -135,11 +135,12 @@ pub fn render_code(engine: &Engine, language: &str, code: &str) -> Outcome<Strin
         .render("code", &CodeModel { language, html })
 }
 
-/// The stylesheet of the directives' HTML and SVG (`theme/kernlab.css`).
-pub const STYLESHEET: &str = include_str!("../../../theme/kernlab.css");
+/// The stylesheet of the directives' HTML and SVG (the crate's `assets/kernlab.css`; a
+/// book gets a copy with `mdbook-kernlab theme DIR`).
+pub const STYLESHEET: &str = include_str!("../assets/kernlab.css");
 
 /// The stand-in for mdBook's highlight.js, for books built with `highlight-all-code`.
-pub const HIGHLIGHT_JS_STAND_IN: &str = include_str!("../../../theme/highlight.js");
+pub const HIGHLIGHT_JS_STAND_IN: &str = include_str!("../assets/highlight.js");
 
 /// Write `kernlab.css` and `kernlab-syntax.css` into `dir`, for a new book's
 /// `additional-css`, and with `replace_highlight_js` the stand-in `highlight.js` too.

@@ -6,7 +6,7 @@
 //! symbols and mailing-list threads become links. See the README for the syntax.
 //!
 //! Data flow: Markdown --[`scan`]--> directives --[`blocks`] / [`inline`] / [`highlight`]-->
-//! HTML from the templates in `theme/kernlab/` --[`scan::splice`]--> Markdown for mdBook.
+//! HTML from the templates in `assets/templates/` (or a book's overrides) --[`scan::splice`]--> Markdown for mdBook.
 
 pub mod blocks;
 pub mod book_index;

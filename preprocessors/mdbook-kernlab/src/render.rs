@@ -1,6 +1,6 @@
 //! HTML and SVG through handlebars templates.
 //!
-//! The built-in templates are the files in the repository's `theme/kernlab/`, compiled in;
+//! The built-in templates are the files in the crate's `assets/templates/`, compiled in;
 //! a book overrides any of them by putting a file of the same name in its own template
 //! directory (`[preprocessor.kernlab] templates`, default `theme/kernlab`).
 
@@ -13,7 +13,7 @@ use crate::error::{Failure, fail};
 
 macro_rules! builtin {
     ($($name:literal),* $(,)?) => {
-        [$(($name, include_str!(concat!("../../../theme/kernlab/", $name, ".hbs")))),*]
+        [$(($name, include_str!(concat!("../assets/templates/", $name, ".hbs")))),*]
     };
 }
 

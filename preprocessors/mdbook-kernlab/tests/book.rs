@@ -469,6 +469,24 @@ fn the_published_address_is_set_once() {
     );
 }
 
+/// The book's copies of the preprocessor's stylesheet and highlight.js stand-in (which
+/// mdBook serves from theme/) are the ones the crate carries and `mdbook-kernlab theme` writes.
+#[test]
+fn the_book_theme_copies_are_current() {
+    let crate_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for (copy, original) in [
+        ("theme/kernlab.css", "assets/kernlab.css"),
+        ("theme/highlight.js", "assets/highlight.js"),
+    ] {
+        let a = std::fs::read_to_string(repo().join(copy)).unwrap();
+        let b = std::fs::read_to_string(crate_dir.join(original)).unwrap();
+        assert!(
+            a == b,
+            "{copy} differs from the crate's {original}: run `mdbook-kernlab theme theme --replace-highlight-js`"
+        );
+    }
+}
+
 /// The patches carry the author configured in data/patches/patchset.yaml, and every patch
 /// named there exists.
 #[test]
