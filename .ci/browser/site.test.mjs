@@ -1,7 +1,8 @@
 // The built notebook as a reader sees it, in Debian's Chromium (no downloaded browser).
 // Usage: node --test site.test.mjs (SITE_DIR, default target/site; SCREENSHOT_DIR, default
 // target/screenshots)
-// Serves SITE_DIR on localhost, then checks: no console errors on the journey and on a
+// Serves SITE_DIR with Cloudflare's Pages runtime (wrangler pages dev), then checks: the headers,
+// redirects, 404 page and caching Pages applies; no console errors on the journey and on a
 // chart-heavy page; the anchors the cover letter cites scroll to their headings; charts are
 // visible and their bars contrast with the page in the light and the navy theme; the page is
 // readable on a phone; the sidebar toggle works as a button; search finds the journey; print includes the charts.
@@ -149,4 +150,53 @@ test('the print view includes the charts', async () => {
     .filter((svg) => svg.getBoundingClientRect().height > 50).length);
   assert.ok(charts >= 20, `${charts} charts visible in print`);
   await context.close();
+});
+
+// What Cloudflare Pages itself does with the site, checked with fetch against its runtime.
+test('pages carry the headers of _headers', async () => {
+  const res = await fetch(`${base}/journey`);
+  assert.equal(res.status, 200);
+  const csp = res.headers.get('content-security-policy') ?? '';
+  assert.match(csp, /default-src 'self'/, `CSP: ${csp}`);
+  assert.match(csp, /frame-ancestors 'none'/);
+  assert.equal(res.headers.get('x-content-type-options'), 'nosniff');
+});
+
+test('.html addresses redirect to the extension-less ones', async () => {
+  const res = await fetch(`${base}/journey.html`, { redirect: 'manual' });
+  assert.equal(res.status, 308);
+  assert.equal(new URL(res.headers.get('location'), base).pathname, '/journey');
+});
+
+test('every old address in _redirects answers with its redirect', async () => {
+  const rules = fs.readFileSync(path.join(repo, 'src/_redirects'), 'utf8').split('\n')
+    .map((l) => l.trim()).filter((l) => l && !l.startsWith('#')).map((l) => l.split(/\s+/));
+  assert.ok(rules.length > 0, 'no rule in src/_redirects');
+  for (const [from, to, code] of rules) {
+    const res = await fetch(`${base}${from}`, { redirect: 'manual' });
+    assert.equal(res.status, Number(code ?? 302), `${from}`);
+    assert.equal(new URL(res.headers.get('location'), base).pathname, to, `${from}`);
+    const target = await fetch(`${base}${to}`);
+    assert.equal(target.status, 200, `${from} -> ${to} leads nowhere`);
+  }
+});
+
+test('an unknown address gets the 404 page', async () => {
+  const res = await fetch(`${base}/no/such/page`);
+  assert.equal(res.status, 404);
+  const body = await res.text();
+  assert.match(body, /Document not found|404/i, 'the 404 page');
+  assert.match(body, /MacBook Pro Resume Delay/, 'the notebook\'s own 404 page');
+});
+
+test('hashed static files are cached for good, pages are not', async () => {
+  const page = await (await fetch(`${base}/journey`)).text();
+  const hashed = [...page.matchAll(/(?:src|href)="([^"]+-[0-9a-f]{8}\.(?:js|css))"/g)].map((m) => m[1]);
+  assert.ok(hashed.length > 0, 'no hashed asset linked from the journey');
+  const asset = new URL(hashed[0], `${base}/journey`);
+  const res = await fetch(asset);
+  assert.equal(res.status, 200, `${asset}`);
+  assert.match(res.headers.get('cache-control') ?? '', /immutable/, `${asset.pathname}`);
+  const html = await fetch(`${base}/journey`);
+  assert.doesNotMatch(html.headers.get('cache-control') ?? '', /immutable/);
 });
