@@ -115,10 +115,15 @@ fn changes(engine: &Engine, o: &MtrrOptions, m: &MtrrReport) -> Outcome<String> 
         (Some(b), _) => b.default_type.to_string(),
         _ => "-".to_string(),
     };
-    let row = |r: &MtrrRun| {
+    // One row for runs that found the same thing: the CPUs and lines listed together.
+    let row = |group: &[&MtrrRun]| {
+        let r = group[0];
+        let list = |f: &dyn Fn(&MtrrRun) -> String| {
+            group.iter().map(|r| f(r)).collect::<Vec<_>>().join(", ")
+        };
         let mut row = Row::new(vec![
-            Cell::num(r.cpu.to_string()),
-            Cell::num(r.line.to_string()),
+            Cell::num(list(&|r| r.cpu.to_string())),
+            Cell::num(list(&|r| r.line.to_string())),
             Cell::text(r.flags.clone().unwrap_or_default()).class("kl-mono"),
             Cell::text(deftype(r)),
             Cell::lines(describe(r)),
@@ -129,14 +134,27 @@ fn changes(engine: &Engine, o: &MtrrOptions, m: &MtrrReport) -> Outcome<String> 
         row
     };
     if o.all_runs.unwrap_or(false) {
-        table.rows.extend(m.runs.iter().map(row));
+        table.rows.extend(m.runs.iter().map(|r| row(&[r])));
     } else {
+        let mut groups: Vec<Vec<&MtrrRun>> = Vec::new();
         for cpu in m.cpus() {
             let runs: Vec<&MtrrRun> = m.runs.iter().filter(|r| r.cpu == cpu).collect();
             // The CPU's first run that changed something, else its first run.
-            let shown = runs.iter().find(|r| r.changed()).or(runs.first()).copied();
-            table.rows.extend(shown.map(row));
+            let Some(shown) = runs.iter().find(|r| r.changed()).or(runs.first()).copied() else {
+                continue;
+            };
+            let same = |g: &&mut Vec<&MtrrRun>| {
+                let first = g[0];
+                first.flags == shown.flags
+                    && deftype(first) == deftype(shown)
+                    && describe(first) == describe(shown)
+            };
+            match groups.iter_mut().find(|g| same(g)) {
+                Some(group) => group.push(shown),
+                None => groups.push(vec![shown]),
+            }
         }
+        table.rows.extend(groups.iter().map(|g| row(g)));
     }
     table.render(engine)
 }
