@@ -215,13 +215,17 @@ const LEVELS: [&str; 8] = [
 
 /// Lines that start with `[`: dmesg, dmesg -T, reltime, short-monotonic.
 fn parse_bracketed(text: &str) -> Option<Line<'_>> {
+    // Callers pass any message that may hold a stamp; only `[...]` is one here.
+    if !text.starts_with('[') {
+        return None;
+    }
     let (stamp, format, resolution_us, close) = match scan_dmesg_stamp(text.as_bytes()) {
         Some((micros, resolution, close)) => {
             (Stamp::Monotonic(micros), Format::Dmesg, resolution, close)
         }
         None => {
             let close = text.find(']')?;
-            let (stamp, format, resolution) = parse_bracket_stamp(text[1..close].trim())?;
+            let (stamp, format, resolution) = parse_bracket_stamp(text.get(1..close)?.trim())?;
             (stamp, format, resolution, close)
         }
     };
@@ -816,6 +820,13 @@ mod tests {
         ] {
             assert_eq!(parse_line(text).format, Format::Unstamped, "{text}");
         }
+    }
+
+    #[test]
+    fn a_closing_bracket_without_an_opening_one_is_no_stamp() {
+        // Found by the `formats` fuzz target: a journal line whose message starts with `]`.
+        let line = parse_line("2025-09-11T16:04:12+0000 host kernel: ]2'''");
+        assert!(line.message.contains("]2"), "{line:?}");
     }
 
     #[test]
