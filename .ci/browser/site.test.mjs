@@ -65,6 +65,14 @@ for (const [id, title] of [['changes-after-resume', 'Changes after resume'], ['i
   });
 }
 
+// WCAG contrast of two computed CSS colours.
+const rgb = (c) => (c.match(/\d+(\.\d+)?/g) ?? []).slice(0, 3).map(Number);
+const luminance = (c) => {
+  const [r, g, b] = rgb(c).map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; });
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+};
+const contrast = (a, b) => { const [x, y] = [luminance(a), luminance(b)].sort((p, q) => q - p); return (x + 0.05) / (y + 0.05); };
+
 for (const theme of ['light', 'navy']) {
   test(`charts are visible and readable in the ${theme} theme`, async () => {
     const { page, errors, context } = await open('/journey#fig-bringup-stock', theme);
@@ -84,15 +92,27 @@ for (const theme of ['light', 'navy']) {
       }
       return [getComputedStyle(rect).fill, getComputedStyle(label).fill, bg];
     });
-    const rgb = (c) => (c.match(/\d+(\.\d+)?/g) ?? []).slice(0, 3).map(Number);
-    const luminance = (c) => {
-      const [r, g, b] = rgb(c).map((v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; });
-      return 0.2126 * r + 0.7152 * g + 0.0722 * b;
-    };
-    const contrast = (a, b) => { const [x, y] = [luminance(a), luminance(b)].sort((p, q) => q - p); return (x + 0.05) / (y + 0.05); };
     assert.ok(contrast(text, background) >= 4.5, `label ${text} on ${background}`);
     assert.ok(contrast(bar, background) >= 3, `bar ${bar} on ${background}`);
     await chart.screenshot({ path: path.join(shots, `chart-${theme}.png`) });
+    await context.close();
+  });
+
+  test(`every probe-map cell is readable in the ${theme} theme`, async () => {
+    const { page, errors, context } = await open('/journey#fig-probe-map', theme);
+    assert.deepEqual(errors, []);
+    const map = page.locator('#fig-probe-map svg.kl-heatmap');
+    await map.scrollIntoViewIfNeeded();
+    const pairs = await page.evaluate(() => {
+      const texts = [...document.querySelectorAll('#fig-probe-map text.kl-cell')];
+      return texts.map((t) => [t.textContent, getComputedStyle(t).fill,
+        getComputedStyle(t.previousElementSibling).fill]);
+    });
+    assert.ok(pairs.length >= 100, `${pairs.length} cells`);
+    for (const [value, text, cell] of pairs) {
+      assert.ok(contrast(text, cell) >= 4.5, `${value}: ${text} on ${cell}`);
+    }
+    await map.screenshot({ path: path.join(shots, `probe-map-${theme}.png`) });
     await context.close();
   });
 }

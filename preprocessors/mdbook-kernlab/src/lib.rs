@@ -15,6 +15,7 @@ pub mod config;
 pub mod data;
 pub mod error;
 pub mod expr;
+pub mod heatmap;
 pub mod highlight;
 pub mod inline;
 pub mod references;

@@ -18,8 +18,8 @@ macro_rules! builtin {
 }
 
 /// Every template, by name.
-pub const BUILTIN: [(&str, &str); 10] = builtin![
-    "log", "table", "hbar", "figure", "code", "value", "sym", "thread", "ref", "site",
+pub const BUILTIN: [(&str, &str); 11] = builtin![
+    "log", "table", "hbar", "heatmap", "figure", "code", "value", "sym", "thread", "ref", "site",
 ];
 
 /// The template registry of one run.

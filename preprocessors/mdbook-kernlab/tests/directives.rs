@@ -184,7 +184,6 @@ fn log_text_is_escaped() {
     assert!(html.contains("&lt;/div&gt;&lt;div&gt;"), "{html}");
 }
 
-/// Each mistake: the chapter, line, message and hint.
 #[test]
 fn register_values_up_to_64_bits_decode() {
     let html = block("deftype: [0xffffffffffffffff, '0xc06']\n");
@@ -194,6 +193,55 @@ fn register_values_up_to_64_bits_decode() {
     );
 }
 
+/// The expected cells are worked out by hand from the logs' stamps: in part 3, CPU 3 starts
+/// at 146.169410 and is done at 146.172572 (3.162 ms), CPU 7 starts at 146.169811 (2.761 ms).
+#[test]
+fn probe_map_puts_each_log_in_its_rows_and_each_cpu_in_its_column() {
+    let html = block(
+        "probe-map:\n  \"end of pm_suspend()\": dmesg/cpu-speed-pm-suspend-done-6.16.7.log\n  \"part 3\": dmesg/cpu-speed-cache-disable-enable-part3-6.16.7.log\ncaption: Probes.\nid: fig-probes\n",
+    );
+    let texts: Vec<&str> = html
+        .split("</text>")
+        .filter_map(|t| t.rsplit('>').next())
+        .collect();
+    let columns: Vec<&str> = texts
+        .iter()
+        .copied()
+        .filter(|t| t.starts_with("CPU"))
+        .collect();
+    assert_eq!(
+        columns,
+        [
+            "CPU0", "CPU1", "CPU2", "CPU3", "CPU4", "CPU5", "CPU6", "CPU7"
+        ]
+    );
+    let part3 = texts
+        .iter()
+        .position(|t| *t == "part 3")
+        .expect("group heading");
+    assert!(texts.iter().position(|t| *t == "end of pm_suspend()") < Some(part3));
+    // Rows in reading order, each label followed by its cells: CPUs 3 and 7 only.
+    assert_eq!(
+        &texts[part3 + 1..part3 + 7],
+        [
+            "cache_cpu_init - after MTRR",
+            "3.16",
+            "2.76",
+            "cache_cpu_init - after PAT",
+            "2.75",
+            "2.75"
+        ]
+    );
+    // 8 cells for pm_suspend, 4 for part 3, one legend decade (1-10 ms).
+    assert_eq!(html.matches("<rect").count(), 13, "{html}");
+    assert!(
+        html.contains("1–10 ms") && html.contains("kl-heat-5"),
+        "{html}"
+    );
+    assert!(html.contains("id=\"fig-probes-title\""), "{html}");
+}
+
+/// Each mistake: the chapter, line, message and hint.
 #[test]
 fn mistakes_fail_with_file_line_and_hint() {
     let cases: &[(&str, &str)] = &[
@@ -212,6 +260,18 @@ fn mistakes_fail_with_file_line_and_hint() {
         (
             "```kernlab\nlog: ../Cargo.toml\n```\n",
             "src/test.md:2: `../Cargo.toml` is not a path inside the data directory",
+        ),
+        (
+            "```kernlab\nprobe-map: {}\n```\n",
+            "src/test.md:2: `probe-map` names no logs",
+        ),
+        (
+            "```kernlab\nprobe-map:\n  run: dmesg/resume-6.16.3-ubuntu-kernel.log\n```\n",
+            "src/test.md:2: `dmesg/resume-6.16.3-ubuntu-kernel.log` has no delay-loop probes",
+        ),
+        (
+            "```kernlab\nprobe-map:\n  run: [a, b]\n```\n",
+            "src/test.md:2: every entry of `probe-map` is `label: file`",
         ),
         (
             "```kernlab\nchart: a.log\n```\n",

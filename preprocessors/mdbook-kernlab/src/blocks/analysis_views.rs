@@ -1,5 +1,5 @@
 //! Views of kernlog's analysis of a log: CPU bring-up, the resume timeline, several runs
-//! compared, trace-cmd statistics and delay-loop probes.
+//! compared and trace-cmd statistics.
 
 use kernlog::Analysis;
 use kernlog::findings::SLOW_BRINGUP_MS;
@@ -416,69 +416,4 @@ pub fn trace(engine: &Engine, body: &str) -> Outcome<String> {
             engine.templates.render("hbar", &chart.layout())
         }
     }
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ProbeOptions {
-    probes: String,
-    /// Read by `common`; listed so that unknown options are still refused.
-    #[serde(rename = "id")]
-    _id: Option<IgnoredAny>,
-    /// Read by `common`; listed so that unknown options are still refused.
-    #[serde(rename = "caption")]
-    _caption: Option<IgnoredAny>,
-}
-
-/// Delay-loop probes: one row per probe point, one column per CPU; slow cells marked.
-pub fn probes(engine: &Engine, body: &str) -> Outcome<String> {
-    let o: ProbeOptions = options(body)?;
-    let analysis = engine.data.analysis(&o.probes)?;
-    let points = kernlog::probes::by_point(&analysis.probes);
-    if points.is_empty() {
-        return Err(fail(
-            format!("`{}` has no delay-loop probes", o.probes),
-            "probes are `CPU n when POINT, looping...` / `CPU n ...done` pairs",
-        ));
-    }
-    let cpus: Vec<u32> = {
-        let mut c: Vec<u32> = analysis.probes.iter().map(|p| p.cpu).collect();
-        c.sort_unstable();
-        c.dedup();
-        c
-    };
-    let mut headers = vec!["probe point".to_string()];
-    headers.extend(cpus.iter().map(|c| format!("CPU{c}")));
-    let header_refs: Vec<&str> = headers.iter().map(String::as_str).collect();
-    let numeric: Vec<usize> = (1..headers.len()).collect();
-    let mut table = TableModel::new(
-        format!("Delay-loop time per CPU in {}", o.probes),
-        &header_refs,
-    )
-    .numeric(&numeric);
-    table.class = "kl-probes".into();
-    let res = analysis.input.resolution_us;
-    for (point, results) in points {
-        let fastest = results
-            .iter()
-            .filter_map(|r| r.ms())
-            .fold(f64::INFINITY, f64::min);
-        let mut cells = vec![Cell::text(point)];
-        for cpu in &cpus {
-            let cell = match results.iter().find(|r| r.cpu == *cpu).and_then(|r| r.ms()) {
-                Some(ms) => {
-                    let c = Cell::num(duration(ms, res));
-                    if ms > fastest * 10.0 {
-                        c.class("kl-slow")
-                    } else {
-                        c
-                    }
-                }
-                None => Cell::num(""),
-            };
-            cells.push(cell);
-        }
-        table.rows.push(Row::new(cells));
-    }
-    table.render(engine)
 }

@@ -15,6 +15,7 @@ mod analysis_views;
 mod captures;
 mod log;
 mod mtrr;
+mod probes;
 mod tables;
 
 use serde::Serialize;
@@ -46,7 +47,7 @@ impl FigureKind {
 }
 
 /// The kinds, the option that names each, and how it is numbered.
-pub const KINDS: [(&str, FigureKind); 16] = [
+pub const KINDS: [(&str, FigureKind); 17] = [
     ("log", FigureKind::Listing),
     ("source", FigureKind::Listing),
     ("bringup", FigureKind::Figure),
@@ -58,6 +59,7 @@ pub const KINDS: [(&str, FigureKind); 16] = [
     ("mtrr", FigureKind::Table),
     ("deftype", FigureKind::Table),
     ("probes", FigureKind::Table),
+    ("probe-map", FigureKind::Figure),
     ("counts", FigureKind::Table),
     ("counts-diff", FigureKind::Table),
     ("bisect", FigureKind::Table),
@@ -77,7 +79,7 @@ pub struct Common {
 /// Read the kind, id and caption of a block body (also used to number figures before
 /// rendering).
 pub fn common(body: &str) -> Outcome<Common> {
-    let value: Value = yaml_serde::from_str(body).map_err(|e| yaml_failure(&e))?;
+    let value: Value = yaml_serde::from_str(body).map_err(|e| yaml_failure(body, &e))?;
     let map = value.as_object().ok_or_else(|| {
         fail(
             "a kernlab block must be a YAML mapping",
@@ -146,10 +148,22 @@ pub fn common(body: &str) -> Outcome<Common> {
     })
 }
 
-fn yaml_failure(e: &yaml_serde::Error) -> Failure {
-    let offset = e.location().map_or(0, |l| l.line().saturating_sub(1));
+/// A YAML error, placed on the block's line as the chapter counts lines: YAML also breaks
+/// lines at a lone carriage return, Markdown sources are counted by `\n`.
+fn yaml_failure(body: &str, e: &yaml_serde::Error) -> Failure {
+    let mut message = e.to_string();
+    let mut offset = 0;
+    if let Some(at) = e.location() {
+        let before = body.get(..at.index()).unwrap_or(body);
+        offset = before.matches('\n').count();
+        let column = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+        let yaml_place = format!(" at line {} column {}", at.line(), at.column());
+        if let Some(stripped) = message.strip_suffix(&yaml_place) {
+            message = format!("{stripped} (column {column})");
+        }
+    }
     fail(
-        format!("invalid block: {e}"),
+        format!("invalid block: {message}"),
         "blocks are YAML: `key: value` per line; quote values that contain `: ` or start with `[`",
     )
     .at_offset(offset)
@@ -157,7 +171,7 @@ fn yaml_failure(e: &yaml_serde::Error) -> Failure {
 
 /// Deserialize a block's options; unknown options fail with the list of known ones.
 pub fn options<T: DeserializeOwned>(body: &str) -> Outcome<T> {
-    yaml_serde::from_str(body).map_err(|e| yaml_failure(&e))
+    yaml_serde::from_str(body).map_err(|e| yaml_failure(body, &e))
 }
 
 /// Render a block: its HTML, wrapped in a numbered figure when it has a caption.
@@ -176,7 +190,8 @@ pub fn render(
         "timeline" => analysis_views::timeline(engine, body)?,
         "compare" => analysis_views::compare(engine, body)?,
         "trace" => analysis_views::trace(engine, body)?,
-        "probes" => analysis_views::probes(engine, body)?,
+        "probes" => probes::table(engine, body)?,
+        "probe-map" => probes::probe_map(engine, body)?,
         "mtrr" => mtrr::render(engine, body)?,
         "deftype" => mtrr::deftype(engine, body)?,
         "histogram" => captures::histogram(engine, body)?,
@@ -351,5 +366,14 @@ mod tests {
         let e = common("log: a\n  bad: [\n").unwrap_err();
         assert!(e.message.starts_with("invalid block"), "{e:?}");
         assert!(common("- a list\n").is_err());
+    }
+
+    #[test]
+    fn a_yaml_error_after_lone_carriage_returns_stays_on_the_chapter_line() {
+        // YAML counts each `\r` as a line; the chapter (and an editor) count `\n`.
+        let e = common("log: a\r\r\r\rnext: b: c\nid: x\n").unwrap_err();
+        assert!(e.message.starts_with("invalid block"), "{e:?}");
+        assert!(!e.message.contains("line 5"), "{e:?}");
+        assert_eq!(e.line_offset, 0, "{e:?}");
     }
 }
