@@ -1,6 +1,6 @@
 // Reader-side audit: Lighthouse (lighthouse@12.2.3 from package.json) in Debian's Chromium on
 // the journey and a chart-heavy page, served compressed as on Cloudflare Pages.
-// Fails when accessibility is below 100 or best practices below 95: both are checks of the
+// Fails when accessibility or best practices are below 100: both are checks of the
 // page itself. Performance (target >= 95) and the transferred weight are printed, not
 // enforced: Lighthouse derives them from timings on this machine, and timings belong in
 // benchmarks, not in tests (see README).
@@ -12,7 +12,7 @@ import { serve } from './serve.mjs';
 
 const here = path.dirname(new URL(import.meta.url).pathname);
 const site = process.argv[2] ?? path.join(here, '../../target/site');
-const enforced = { accessibility: 100, 'best-practices': 95 };
+const enforced = { accessibility: 100, 'best-practices': 100 };
 const reported = { performance: 95 };
 const server = await serve(site);
 const flags = '--headless --no-sandbox --disable-gpu --disable-quic --no-first-run ' +
