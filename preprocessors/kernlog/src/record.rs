@@ -149,7 +149,7 @@ pub fn parse_line(raw: &str) -> Line<'_> {
     let (level, text) = strip_level(text);
     let mut line = parse_stamped(text).unwrap_or_else(|| {
         let mut line = Line::new(Format::Unstamped, None, 0, text);
-        let (caller, message) = split_caller(text);
+        let (caller, message) = split_caller(strip_unknown_stamp(text));
         line.caller = caller;
         line.message = message;
         line
@@ -162,9 +162,33 @@ fn parse_stamped(text: &str) -> Option<Line<'_>> {
     let first = *text.as_bytes().first()?;
     match first {
         b'[' => parse_bracketed(text),
-        b'0'..=b'9' => parse_kmsg(text).or_else(|| parse_iso_line(text)),
-        b'A'..=b'Z' | b'a'..=b'z' => parse_month_line(text),
+        b'0'..=b'9' => parse_kmsg(text)
+            .or_else(|| parse_iso_line(text))
+            .or_else(|| parse_month_line(text)),
+        b'A'..=b'Z' | b'a'..=b'z' | 0x80.. => parse_month_line(text),
         _ => None,
+    }
+}
+
+/// A time in brackets that no known format writes (`[Fr, 27. Jan 2023, 09:29:20] msg`, a
+/// home-made `date` format): the message is what follows it; the line stays unstamped.
+fn strip_unknown_stamp(text: &str) -> &str {
+    let Some(inner_end) = text.strip_prefix('[').and_then(|rest| rest.find("] ")) else {
+        return text;
+    };
+    let inner = &text[1..=inner_end];
+    let time_like = inner.len() <= 40
+        && inner.as_bytes().windows(5).any(|w| {
+            w[0].is_ascii_digit()
+                && w[1].is_ascii_digit()
+                && w[2] == b':'
+                && w[3].is_ascii_digit()
+                && w[4].is_ascii_digit()
+        });
+    if time_like {
+        &text[inner_end + 3..]
+    } else {
+        text
     }
 }
 
@@ -512,8 +536,9 @@ fn parse_utc_offset(text: &str) -> Option<Option<i32>> {
 
 /// `Sep 11 16:04:13[.123456] host ident: message` (journal short, short-precise, syslog).
 fn parse_month_line(text: &str) -> Option<Line<'_>> {
-    let month = month_number(text.get(..3)?)?;
-    let rest = text.get(3..)?.strip_prefix(' ')?.trim_start();
+    let (word, rest) = text.split_once(' ')?;
+    let month = month_number(word).or_else(|| localized_month(word))?;
+    let rest = rest.trim_start();
     let (day, rest) = rest.split_once(' ')?;
     let day: u8 = digits(day)?;
     let (time, rest) = rest.split_once(' ')?;
@@ -662,6 +687,18 @@ fn month_number(word: &str) -> Option<u8> {
         .iter()
         .position(|names| names.contains(&lower.as_str()))
         .map(|i| i as u8 + 1)
+}
+
+/// A month written in a locale without Latin abbreviations: `3月` / `3월` give their number;
+/// another word of letters outside ASCII (`നവം`) is taken as a month whose number the log
+/// does not tell, counted as January: the day and the time of day still order the lines.
+fn localized_month(word: &str) -> Option<u8> {
+    if let Some(number) = word.strip_suffix('月').or_else(|| word.strip_suffix('월')) {
+        return digits::<u8>(number).filter(|m| (1..=12).contains(m));
+    }
+    let letters = word.chars().count();
+    ((1..=8).contains(&letters) && !word.is_ascii() && word.chars().all(char::is_alphabetic))
+        .then_some(1)
 }
 
 #[cfg(test)]
@@ -820,6 +857,36 @@ mod tests {
         ] {
             assert_eq!(parse_line(text).format, Format::Unstamped, "{text}");
         }
+    }
+
+    #[test]
+    fn months_in_other_scripts() {
+        let jp = parse_line(" 3月 13 18:33:21 tejo kernel: PM: suspend entry (deep)");
+        assert_eq!(jp.format, Format::JournalShort);
+        assert_eq!(jp.message, "PM: suspend entry (deep)");
+        let Some(Stamp::Wall(w)) = jp.stamp else {
+            panic!("{jp:?}")
+        };
+        assert_eq!((w.month, w.day, w.hour), (3, 13, 18));
+        let ml = parse_line("നവം 27 11:06:53 archie kernel: CPU1 is up");
+        assert_eq!(
+            (ml.format, ml.message),
+            (Format::JournalShort, "CPU1 is up")
+        );
+        assert_eq!(localized_month("13月"), None);
+        assert_eq!(
+            localized_month("Foo"),
+            None,
+            "unknown ASCII words stay no month"
+        );
+    }
+
+    #[test]
+    fn a_home_made_bracketed_time_is_dropped_from_the_message() {
+        let l = parse_line("[Fr, 27. Jan 2023, 09:29:20] CPU1 is up");
+        assert_eq!((l.format, l.message), (Format::Unstamped, "CPU1 is up"));
+        let drm = parse_line("[drm] PCIE GART of 1024M enabled.");
+        assert_eq!(drm.message, "[drm] PCIE GART of 1024M enabled.");
     }
 
     #[test]

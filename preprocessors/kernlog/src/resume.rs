@@ -280,13 +280,13 @@ impl Cycle {
 enum Marker {
     BootBanner,
     SuspendEntry(Option<SleepMode>),
-    OldSuspendEntry,
+    OldSuspendEntry(Option<SleepMode>),
     FreezeStart,
     FreezeEnd,
     PlatformSleep(Option<SleepMode>),
     DisableCpus,
     CpuOffline(u32),
-    LowLevelResume,
+    LowLevelResume(Option<SleepMode>),
     EnableCpus,
     Booting(u32),
     CpuUp(u32),
@@ -349,6 +349,21 @@ fn classify(m: &str) -> Option<Marker> {
         b'R' if m.starts_with("Restarting tasks ...") && m.ends_with("done.") => Some(OldThawDone),
         _ => None,
     }
+    .or_else(|| classify_device_pm(m))
+}
+
+/// A device's own PM line (`port dw-apb-uart.3:0.0: PM: failed to suspend: error -16`,
+/// `nvidia 0000:01:00.0: PM: pci_pm_suspend(): nv_pmops_suspend [nvidia] returns -5`): a
+/// suspend callback that failed abandons the attempt. Failed resume callbacks do not.
+fn classify_device_pm(m: &str) -> Option<Marker> {
+    let (_, rest) = m.split_once(": PM: ")?;
+    if rest.starts_with("failed to suspend") {
+        return Some(Marker::Aborted);
+    }
+    let (callback, error) = rest.rsplit_once(" returns -")?;
+    let failed = !error.is_empty() && error.bytes().all(|b| b.is_ascii_digit());
+    (failed && callback.contains("suspend") && !callback.contains("resume"))
+        .then_some(Marker::Aborted)
 }
 
 fn classify_pm(m: &str) -> Option<Marker> {
@@ -364,12 +379,20 @@ fn classify_pm(m: &str) -> Option<Marker> {
         Some(SuspendEntry(mode_in_parens(mode)))
     } else if rest == "suspend exit" {
         Some(SuspendExit)
-    } else if rest.starts_with("Syncing filesystems") || rest.starts_with("Preparing system for") {
-        Some(OldSuspendEntry)
+    } else if rest.starts_with("Syncing filesystems") {
+        Some(OldSuspendEntry(None))
+    } else if let Some(what) = rest.strip_prefix("Preparing system for ") {
+        // `for sleep (mem)` (4.x), `for mem sleep` (3.x).
+        Some(OldSuspendEntry(
+            mode_in_parens(what.trim_start_matches("sleep")).or_else(|| mode_word(what)),
+        ))
+    } else if let Some(what) = rest.strip_prefix("Entering ") {
+        // `PM: Entering mem sleep` (3.x): the platform is about to sleep.
+        mode_word(what).map(|mode| PlatformSleep(Some(mode)))
     } else if rest.starts_with("suspend-to-idle") {
         Some(PlatformSleep(Some(SleepMode::S2idle)))
     } else if rest.starts_with("resume from suspend-to-idle") {
-        Some(LowLevelResume)
+        Some(LowLevelResume(Some(SleepMode::S2idle)))
     } else {
         None
     }
@@ -386,7 +409,7 @@ fn classify_acpi(m: &str) -> Option<Marker> {
     }
     let rest = rest.strip_prefix("PM: ").unwrap_or(rest);
     if rest.starts_with("Low-level resume complete") {
-        Some(LowLevelResume)
+        Some(LowLevelResume(None))
     } else if let Some(state) = rest.strip_prefix("Preparing to enter system sleep state S") {
         // S5 is power-off, printed at shutdown: no cycle of its own.
         (state.trim() != "5").then_some(PlatformSleep(acpi_state_mode(state)))
@@ -410,6 +433,11 @@ fn mode_in_parens(rest: &str) -> Option<SleepMode> {
         "shallow" | "standby" => Some(SleepMode::Shallow),
         _ => None,
     }
+}
+
+/// `mem sleep`, `freeze sleep`, `standby sleep`: the older kernels' words for the mode.
+fn mode_word(rest: &str) -> Option<SleepMode> {
+    mode_in_parens(&format!("({})", rest.strip_suffix(" sleep")?))
 }
 
 fn acpi_state_mode(rest: &str) -> Option<SleepMode> {
@@ -500,6 +528,9 @@ struct Open {
     cycle: Cycle,
     /// The newest-wording entry was seen: wait for `PM: suspend exit`.
     new_wording: bool,
+    /// `Restarting tasks ... done.` ended the cycle the older way; a `PM: suspend exit`
+    /// right after it still belongs to it (kernels print both when the entry is not shown).
+    thawed_old_style: bool,
     resumed: bool,
     /// Gaps up to the last marker, and gaps after it (dropped if no marker follows).
     gaps: Vec<Gap>,
@@ -524,6 +555,7 @@ impl Open {
                 ..Cycle::default()
             },
             new_wording: false,
+            thawed_old_style: false,
             resumed: false,
             gaps: Vec::new(),
             pending_gaps: Vec::new(),
@@ -650,18 +682,28 @@ impl CycleTracker {
     fn apply(&mut self, marker: Marker, record: &Record) {
         use Marker::*;
         let event = Event::of(record);
-        // A new entry closes a cycle that already resumed or already had an entry.
-        if matches!(marker, SuspendEntry(_) | OldSuspendEntry)
-            && self
-                .current
-                .as_ref()
-                .is_some_and(|o| o.resumed || o.cycle.entry.is_some())
-        {
+        if marker != SuspendExit && self.current.as_ref().is_some_and(|o| o.thawed_old_style) {
+            self.close();
+        }
+        // A new entry closes a cycle that already resumed or already had an entry; an
+        // older-style entry (`Syncing filesystems`, `Preparing system for sleep`) is a step of
+        // the same attempt until the attempt has frozen tasks or slept.
+        let closes = |o: &Open| match marker {
+            SuspendEntry(_) => o.resumed || o.cycle.entry.is_some(),
+            OldSuspendEntry(_) => {
+                o.resumed
+                    || o.freeze_start.is_some()
+                    || o.platform_sleep.is_some()
+                    || o.cycle.aborted.is_some()
+            }
+            _ => false,
+        };
+        if self.current.as_ref().is_some_and(closes) {
             self.close();
         }
         // A second resume start without an entry between: two excerpts pasted together.
         let repeated = match marker {
-            LowLevelResume => self
+            LowLevelResume(_) => self
                 .current
                 .as_ref()
                 .is_some_and(|o| o.cycle.low_level_resume.is_some()),
@@ -692,11 +734,12 @@ impl CycleTracker {
                 open.cycle.mode = open.cycle.mode.or(mode);
                 open.new_wording = true;
             }
-            OldSuspendEntry => {
+            OldSuspendEntry(mode) => {
                 if open.cycle.entry.is_none() {
                     open.cycle.entry = Some(event);
                     open.cycle.legacy_markers = true;
                 }
+                open.cycle.mode = open.cycle.mode.or(mode);
             }
             FreezeStart => {
                 open.freeze_start.get_or_insert(event);
@@ -715,8 +758,9 @@ impl CycleTracker {
                     open.cycle.offlined.push(cpu);
                 }
             }
-            LowLevelResume => {
+            LowLevelResume(mode) => {
                 begin_resume(open, last_event);
+                open.cycle.mode = open.cycle.mode.or(mode);
                 open.cycle.low_level_resume.get_or_insert(event);
             }
             EnableCpus => {
@@ -778,10 +822,14 @@ impl CycleTracker {
                 open.thaw_done = Some(event);
                 if !open.new_wording {
                     open.cycle.exit = Some(event);
-                    self.close();
+                    open.thawed_old_style = true;
                 }
             }
             SuspendExit => {
+                if open.thawed_old_style {
+                    // The cycle's real exit: it is not a cycle of the older kernels after all.
+                    open.cycle.legacy_markers &= open.cycle.entry.is_some() && !open.new_wording;
+                }
                 open.cycle.exit = Some(event);
                 self.close();
             }
@@ -894,6 +942,65 @@ mod tests {
 [  105.100000] Restarting tasks: Done
 [  105.200000] PM: suspend exit
 ";
+
+    #[test]
+    fn a_device_suspend_callback_that_fails_aborts_a_resume_callback_does_not() {
+        let failed = "\
+[   10.000000] Freezing user space processes
+[   10.500000] apple-drm soc:display-subsystem: PM: dpm_run_callback(): platform_pm_suspend returns -22
+";
+        assert_eq!(cycles(failed)[0].aborted.as_ref().map(|a| a.line), Some(2));
+        let resume_error = "\
+[   10.000000] Freezing user space processes
+[   10.100000] Disabling non-boot CPUs ...
+[   20.000000] Enabling non-boot CPUs ...
+[   20.500000] nvme 0000:01:00.0: PM: pci_pm_resume+0x0/0xe0 returns -5
+[   20.600000] port serial8250: PM: failed to suspend: error -16
+";
+        assert!(cycles(resume_error)[0].aborted.is_none());
+        assert_eq!(classify_device_pm("x: PM: cb suspend returns -"), None);
+        assert_eq!(
+            classify_device_pm("x: PM: cb suspend returns -5 then"),
+            None
+        );
+    }
+
+    #[test]
+    fn older_entry_lines_of_one_attempt_make_one_cycle_with_its_mode() {
+        let log = "\
+[   10.000000] PM: Syncing filesystems ... done.
+[   10.100000] PM: Preparing system for sleep (mem)
+[   10.200000] Freezing user space processes ... (elapsed 0.001 seconds) done.
+[   12.000000] Restarting tasks ... done.
+[   20.000000] PM: Syncing filesystems ... done.
+[   20.100000] PM: Preparing system for mem sleep
+";
+        let cs = cycles(log);
+        assert_eq!(cs.len(), 2, "{cs:#?}");
+        assert_eq!(cs[0].mode, Some(SleepMode::Deep));
+        assert_eq!(cs[0].sync_to_restart_ms(), Some(2000.0));
+        assert_eq!(cs[1].mode, Some(SleepMode::Deep));
+        let debug =
+            "[1.0] PM: suspend entry (s2idle)\n[1.1] PM: Preparing system for sleep (s2idle)\n";
+        assert_eq!(cycles(debug).len(), 1);
+    }
+
+    #[test]
+    fn suspend_exit_after_old_style_thaw_ends_the_same_cycle() {
+        let log = "\
+[   10.000000] Enabling non-boot CPUs ...
+[   10.050000] CPU1 is up
+[   10.300000] Restarting tasks ... done.
+[   10.400000] PM: suspend exit
+[   30.000000] PM: suspend entry (s2idle)
+[   40.000000] PM: resume from suspend-to-idle
+";
+        let cs = cycles(log);
+        assert_eq!(cs.len(), 2, "{cs:#?}");
+        assert_eq!(cs[0].exit.map(|e| e.line), Some(4));
+        assert!(!cs[0].legacy_markers);
+        assert_eq!(cs[1].mode, Some(SleepMode::S2idle));
+    }
 
     #[test]
     fn new_wording_cycle() {

@@ -1,0 +1,165 @@
+//! Real suspend/resume logs, as people posted them in public bug reports and threads, each
+//! with figures written down by reading the log (not by running kernlog): see
+//! `tests/corpus/MANIFEST.yaml` for where each comes from and what it should give.
+//!
+//! The test prints how many files match. A file whose analysis differs from its expectations
+//! fails the test unless the manifest explains the difference (`explained:`).
+
+use std::path::Path;
+
+use kernlog::report::Report;
+use serde::Deserialize;
+use serde_json::Value;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Entry {
+    file: String,
+    source: String,
+    posted: String,
+    licence: String,
+    kernel: String,
+    machine: String,
+    #[serde(default)]
+    notes: Option<String>,
+    expect: Expect,
+    /// Why kernlog's analysis differs from the expectations, when it does.
+    #[serde(default)]
+    explained: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Expect {
+    format: String,
+    cycles: Vec<CycleExpect>,
+}
+
+/// What reading one cycle gives; fields left out are not checked.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CycleExpect {
+    /// deep, s2idle, shallow, or null when the log does not say.
+    mode: Option<String>,
+    aborted: bool,
+    /// CPUs with a `CPUn is up` line in this cycle.
+    #[serde(default)]
+    cpus_up: Option<usize>,
+    /// Last `CPUn is up` minus `Enabling non-boot CPUs ...`, in ms.
+    #[serde(default)]
+    enable_phase_ms: Option<Option<f64>>,
+    /// `PM: suspend exit` minus `PM: suspend entry`, in ms; null when either is missing.
+    #[serde(default)]
+    suspend_span_ms: Option<Option<f64>>,
+}
+
+fn close(a: Option<f64>, b: Option<f64>) -> bool {
+    match (a, b) {
+        (Some(a), Some(b)) => (a - b).abs() <= 0.0015 + b.abs() * 1e-9,
+        (None, None) => true,
+        _ => false,
+    }
+}
+
+/// The differences between what the entry expects and what kernlog reports.
+fn differences(entry: &Entry, doc: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    let format = doc["input"]["format"].as_str().unwrap_or("?");
+    if format != entry.expect.format {
+        out.push(format!("format {format}, expected {}", entry.expect.format));
+    }
+    let cycles = doc["cycles"].as_array().cloned().unwrap_or_default();
+    if cycles.len() != entry.expect.cycles.len() {
+        out.push(format!(
+            "{} cycles, expected {}",
+            cycles.len(),
+            entry.expect.cycles.len()
+        ));
+        return out;
+    }
+    for (i, (got, want)) in cycles.iter().zip(&entry.expect.cycles).enumerate() {
+        let mode = got["mode"].as_str().map(str::to_string);
+        if mode != want.mode {
+            out.push(format!(
+                "cycle {i}: mode {mode:?}, expected {:?}",
+                want.mode
+            ));
+        }
+        let aborted = !got["aborted"].is_null();
+        if aborted != want.aborted {
+            out.push(format!(
+                "cycle {i}: aborted {aborted}, expected {}",
+                want.aborted
+            ));
+        }
+        if let Some(n) = want.cpus_up {
+            let up = got["cpus"].as_array().map_or(0, |c| {
+                c.iter().filter(|cpu| !cpu["up_line"].is_null()).count()
+            });
+            if up != n {
+                out.push(format!("cycle {i}: {up} CPUs up, expected {n}"));
+            }
+        }
+        for (field, want) in [
+            ("enable_phase_ms", want.enable_phase_ms),
+            ("suspend_span_ms", want.suspend_span_ms),
+        ] {
+            if let Some(want) = want {
+                let got = got[field].as_f64();
+                if !close(got, want) {
+                    out.push(format!("cycle {i}: {field} {got:?}, expected {want:?}"));
+                }
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn real_world_logs_match_their_expectations() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus");
+    let manifest = std::fs::read_to_string(dir.join("MANIFEST.yaml")).unwrap();
+    let entries: Vec<Entry> = yaml_serde::from_str(&manifest).unwrap();
+    let mut listed: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n != "MANIFEST.yaml")
+        .collect();
+    listed.sort();
+    let mut named: Vec<String> = entries.iter().map(|e| e.file.clone()).collect();
+    named.sort();
+    assert_eq!(listed, named, "every corpus file has one manifest entry");
+
+    let (mut matching, mut explained, mut failures) = (0, 0, Vec::new());
+    for entry in &entries {
+        let provenance = [&entry.posted, &entry.licence, &entry.kernel, &entry.machine];
+        assert!(
+            entry.source.starts_with("http") && provenance.iter().all(|f| !f.is_empty()),
+            "{}: address, date, licence, kernel and machine are all given",
+            entry.file
+        );
+        assert!(
+            entry.notes.as_deref() != Some(""),
+            "{}: empty notes",
+            entry.file
+        );
+        let bytes = std::fs::read(dir.join(&entry.file)).unwrap();
+        let analysis = kernlog::analyze(bytes.as_slice()).unwrap();
+        let doc = serde_json::to_value(Report::new(&analysis)).unwrap();
+        let diff = differences(entry, &doc);
+        match (diff.is_empty(), &entry.explained) {
+            (true, None) => matching += 1,
+            (true, Some(_)) => failures.push(format!(
+                "{}: matches now; drop its `explained:`",
+                entry.file
+            )),
+            (false, Some(_)) => explained += 1,
+            (false, None) => failures.push(format!("{}: {}", entry.file, diff.join("; "))),
+        }
+    }
+    println!(
+        "corpus: {matching} of {} real logs match their expectations, {explained} differ as explained in MANIFEST.yaml",
+        entries.len()
+    );
+    assert!(failures.is_empty(), "\n{}", failures.join("\n"));
+}
