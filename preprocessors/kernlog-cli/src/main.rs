@@ -11,6 +11,7 @@ use kernlog::report::Report;
 use kernlog::summary::render_summary;
 
 mod input;
+mod pages;
 
 /// Where the notebook is published; findings link into it.
 const DEFAULT_SITE: &str = "https://macbook-pro-resume-delay.pages.dev";
@@ -31,7 +32,7 @@ enum Command {
         /// Print one JSON document instead of the summary (schema: kernlog's README).
         #[arg(long)]
         json: bool,
-        /// Base address of the notebook for the findings' links.
+        /// Base address of the notebook for the findings' links (empty: no links).
         #[arg(long, env = "KERNLOG_SITE", default_value = DEFAULT_SITE)]
         site: String,
     },
@@ -68,11 +69,12 @@ fn run(cli: Cli) -> Result<ExitCode> {
     let code = match cli.command {
         Command::Analyze { file, json, site } => {
             let analysis = analyze_path(&file)?;
+            let links = pages::links(&site);
             if json {
-                serde_json::to_writer_pretty(&mut stdout, &Report::new(&analysis))?;
+                serde_json::to_writer_pretty(&mut stdout, &Report::with_links(&analysis, &links))?;
                 writeln!(stdout)?;
             } else {
-                let summary = render_summary(&analysis, site.trim_end_matches('/'));
+                let summary = render_summary(&analysis, &links);
                 stdout.write_all(summary.as_bytes())?;
             }
             ExitCode::SUCCESS

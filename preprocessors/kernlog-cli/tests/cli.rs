@@ -49,7 +49,8 @@ fn analyze_json_has_the_documented_fields() {
     assert_eq!(doc["findings"][0]["id"], "slow-cpu-bringup");
     assert_eq!(
         doc["findings"][0]["see"],
-        "/journey#finding-the-problematic-code-path"
+        "https://macbook-pro-resume-delay.pages.dev/journey#finding-the-problematic-code-path",
+        "the CLI links findings to the notebook by default"
     );
 }
 

@@ -128,7 +128,7 @@ impl Analyzer {
             probes: self.probes.finish(),
             findings: Vec::new(),
         };
-        analysis.findings = findings(&analysis);
+        analysis.findings = findings(&analysis.cycles, &analysis.mtrr);
         analysis
     }
 }

@@ -1,7 +1,7 @@
-//! What a reader should know about a log, each with its evidence and where the notebook
-//! explains it.
+//! What a reader should know about a log, each with its evidence. Where a finding is
+//! explained is the caller's business (the CLI links each kind to a page of its notebook).
 
-use crate::analysis::Analysis;
+use crate::mtrr::MtrrReport;
 use crate::resume::Cycle;
 
 /// A secondary CPU that needs longer than this to come up is slow: a healthy x86 laptop
@@ -11,7 +11,7 @@ pub const SLOW_BRINGUP_MS: f64 = 100.0;
 /// A wake-to-EC-unblock gap longer than this is the T2 Mac signature.
 pub const SLOW_EC_UNBLOCK_MS: f64 = 1000.0;
 
-/// Identifier, and the notebook page that explains it (site-relative).
+/// The kinds of findings, each with a stable identifier.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FindingKind {
     SlowCpuBringup,
@@ -33,6 +33,7 @@ impl FindingKind {
         FindingKind::CpuNotUp,
     ];
 
+    /// The stable identifier, as in the JSON document (`slow-cpu-bringup`, ...).
     pub fn id(self) -> &'static str {
         match self {
             FindingKind::SlowCpuBringup => "slow-cpu-bringup",
@@ -43,18 +44,14 @@ impl FindingKind {
             FindingKind::CpuNotUp => "cpu-not-up",
         }
     }
+}
 
-    /// Site-relative address of the chapter section that explains the finding.
-    pub fn see(self) -> &'static str {
-        match self {
-            FindingKind::SlowCpuBringup => "/journey#finding-the-problematic-code-path",
-            FindingKind::MtrrBootCpuRestored => "/journey#changes-after-resume",
-            FindingKind::MtrrApsInconsistent => "/journey#split-of-resume-changes",
-            FindingKind::MtrrResumeDiagnostic => "/journey#add-diagnostic",
-            FindingKind::EcWakeGap => "/related/t2-macs#the-wake-to-ec-gap",
-            FindingKind::CpuNotUp => "/checklist#cpus-that-did-not-come-back",
-        }
-    }
+/// Where a reader learns more about each kind of finding: an address, or none.
+pub type Links<'a> = &'a dyn Fn(FindingKind) -> Option<String>;
+
+/// No links: findings without an address.
+pub fn no_links(_: FindingKind) -> Option<String> {
+    None
 }
 
 /// One thing worth knowing, with the line numbers that show it.
@@ -65,10 +62,10 @@ pub struct Finding {
     pub lines: Vec<u64>,
 }
 
-/// Derive the findings of an analysis.
-pub fn findings(analysis: &Analysis) -> Vec<Finding> {
+/// Derive the findings from the cycles and the MTRR report of a log.
+pub fn findings(cycles: &[Cycle], mtrr: &MtrrReport) -> Vec<Finding> {
     let mut out = Vec::new();
-    for (index, cycle) in analysis.cycles.iter().enumerate() {
+    for (index, cycle) in cycles.iter().enumerate() {
         let n = index + 1;
         slow_bringup(n, cycle, &mut out);
         not_up(n, cycle, &mut out);
@@ -87,7 +84,7 @@ pub fn findings(analysis: &Analysis) -> Vec<Finding> {
             });
         }
     }
-    mtrr_findings(analysis, &mut out);
+    mtrr_findings(mtrr, &mut out);
     out
 }
 
@@ -147,8 +144,7 @@ fn not_up(n: usize, cycle: &Cycle, out: &mut Vec<Finding>) {
     });
 }
 
-fn mtrr_findings(analysis: &Analysis, out: &mut Vec<Finding>) {
-    let mtrr = &analysis.mtrr;
+fn mtrr_findings(mtrr: &MtrrReport, out: &mut Vec<Finding>) {
     let bp_runs: Vec<_> = mtrr
         .runs
         .iter()

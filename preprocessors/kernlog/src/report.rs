@@ -7,6 +7,7 @@
 use serde::Serialize;
 
 use crate::analysis::Analysis;
+use crate::findings::{Links, no_links};
 use crate::mtrr::{
     BootTable, DefType, FIXED_MSRS, MemType, MtrrReport, MtrrRun, ProcMtrrEntry, RegisterChange,
     VariableRange,
@@ -16,7 +17,7 @@ use crate::resume::{Cycle, Event, PhaseName, SleepMode};
 use crate::trace::{Durations, TraceStats};
 
 /// Version of the document layout; bumped on incompatible changes.
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
 
 #[derive(Debug, Serialize)]
 pub struct Report {
@@ -266,12 +267,18 @@ pub struct FindingDoc {
     pub id: &'static str,
     pub summary: String,
     pub lines: Vec<u64>,
-    pub see: &'static str,
+    /// Where the finding is explained, when the caller gave links.
+    pub see: Option<String>,
 }
 
 impl Report {
-    /// The document for an analysis.
+    /// The document for an analysis (findings without links).
     pub fn new(analysis: &Analysis) -> Self {
+        Self::with_links(analysis, &no_links)
+    }
+
+    /// The document for an analysis, each finding with the address `links` gives.
+    pub fn with_links(analysis: &Analysis, links: Links) -> Self {
         let input = &analysis.input;
         Report {
             schema: SCHEMA_VERSION,
@@ -315,7 +322,7 @@ impl Report {
                     id: f.kind.id(),
                     summary: f.summary.clone(),
                     lines: f.lines.clone(),
-                    see: f.kind.see(),
+                    see: links(f.kind),
                 })
                 .collect(),
         }

@@ -3,15 +3,15 @@
 use std::fmt::Write;
 
 use crate::analysis::Analysis;
-use crate::findings::seconds;
+use crate::findings::{Links, seconds};
 use crate::probes::by_point;
 
-/// Render a plain-text summary: input, cycles with phases and CPUs, MTRR, findings.
-/// `site` is prefixed to the findings' site-relative links.
-pub fn render_summary(analysis: &Analysis, site: &str) -> String {
+/// Render a plain-text summary: input, cycles with phases and CPUs, MTRR, findings, each
+/// finding with the address `links` gives for its kind (if any).
+pub fn render_summary(analysis: &Analysis, links: Links) -> String {
     let mut out = String::new();
     // Writing to a String cannot fail.
-    let _ = write_summary(&mut out, analysis, site);
+    let _ = write_summary(&mut out, analysis, links);
     out
 }
 
@@ -24,7 +24,7 @@ fn duration(ms: f64, resolution_us: Option<u64>) -> String {
     }
 }
 
-fn write_summary(out: &mut String, a: &Analysis, site: &str) -> std::fmt::Result {
+fn write_summary(out: &mut String, a: &Analysis, links: Links) -> std::fmt::Result {
     let input = &a.input;
     let res = input.resolution_us;
     let formats: Vec<String> = input
@@ -141,12 +141,10 @@ fn write_summary(out: &mut String, a: &Analysis, site: &str) -> std::fmt::Result
     for f in &a.findings {
         let lines: Vec<String> = f.lines.iter().map(u64::to_string).collect();
         writeln!(out, "  [{}] {}", f.kind.id(), f.summary)?;
-        writeln!(
-            out,
-            "      lines {}; see {site}{}",
-            lines.join(", "),
-            f.kind.see()
-        )?;
+        match links(f.kind) {
+            Some(see) => writeln!(out, "      lines {}; see {see}", lines.join(", "))?,
+            None => writeln!(out, "      lines {}", lines.join(", "))?,
+        }
     }
     Ok(())
 }

@@ -21,6 +21,6 @@ fuzz_target!(|data: &[u8]| {
         assert!(cycle.gaps.iter().all(|g| g.us >= 0));
     }
     let report = kernlog::report::Report::new(&analysis);
-    let _ = kernlog::summary::render_summary(&analysis, "");
+    let _ = kernlog::summary::render_summary(&analysis, &|k| Some(k.id().to_string()));
     drop(report);
 });

@@ -1,0 +1,43 @@
+//! Where this notebook explains each kind of finding: `kernlog analyze` links every finding
+//! to a section of the site given by `--site` (the MacBook Pro resume notebook by default).
+
+use kernlog::findings::FindingKind;
+
+/// The site-relative address of the section that explains `kind`.
+pub fn page(kind: FindingKind) -> &'static str {
+    match kind {
+        FindingKind::SlowCpuBringup => "/journey#finding-the-problematic-code-path",
+        FindingKind::MtrrBootCpuRestored => "/journey#changes-after-resume",
+        FindingKind::MtrrApsInconsistent => "/journey#split-of-resume-changes",
+        FindingKind::MtrrResumeDiagnostic => "/journey#add-diagnostic",
+        FindingKind::EcWakeGap => "/related/t2-macs#the-wake-to-ec-gap",
+        FindingKind::CpuNotUp => "/checklist#cpus-that-did-not-come-back",
+    }
+}
+
+/// The links of a site: `SITE/page`, or none when `site` is empty.
+pub fn links(site: &str) -> impl Fn(FindingKind) -> Option<String> + '_ {
+    let site = site.trim_end_matches('/');
+    move |kind| (!site.is_empty()).then(|| format!("{site}{}", page(kind)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_kind_has_a_section_and_an_empty_site_gives_no_link() {
+        for kind in FindingKind::ALL {
+            assert!(
+                page(kind).starts_with('/') && page(kind).contains('#'),
+                "{kind:?}"
+            );
+        }
+        let site = links("https://example.org/");
+        assert_eq!(
+            site(FindingKind::EcWakeGap).as_deref(),
+            Some("https://example.org/related/t2-macs#the-wake-to-ec-gap")
+        );
+        assert_eq!(links("")(FindingKind::CpuNotUp), None);
+    }
+}
