@@ -56,7 +56,9 @@ fn message(m: &Message) -> String {
         Message::Up(n) => format!("CPU{n} is up"),
         Message::Offline(n) => format!("smpboot: CPU {n} is now offline"),
         Message::LowLevel => "ACPI: PM: Low-level resume complete".into(),
-        Message::Aborted => "PM: Some devices failed to suspend, or early wake event detected".into(),
+        Message::Aborted => {
+            "PM: Some devices failed to suspend, or early wake event detected".into()
+        }
         Message::MtrrChanges(cpu, f) => format!(
             "MTRR cpu {cpu} changes:{}{}{}",
             if f[0] { 'V' } else { '_' },
@@ -64,7 +66,9 @@ fn message(m: &Message) -> String {
             if f[2] { 'T' } else { '_' }
         ),
         Message::ProcMtrr(reg, base, size) => {
-            format!("reg{reg:02}: base=0x{base:09x} (    0MB), size={size:5}MB, count=1: write-back")
+            format!(
+                "reg{reg:02}: base=0x{base:09x} (    0MB), size={size:5}MB, count=1: write-back"
+            )
         }
         Message::Free(s) => s.clone(),
     }
@@ -86,9 +90,13 @@ fn render_format(format: &Format, s: u32, us: u32, field: &str, msg: &str) -> St
         Format::Reltime => format!("[Sep11 {h:02}:{m:02}{field}] {msg}"),
         Format::Kmsg => format!("6,{s},{}{us:06},-{field};{msg}", s),
         Format::JournalShort => format!("Sep 11 {h:02}:{m:02}:{sec:02} host{field} kernel: {msg}"),
-        Format::JournalIso => format!("2025-09-11T{h:02}:{m:02}:{sec:02}+0{field}00 host kernel: {msg}"),
+        Format::JournalIso => {
+            format!("2025-09-11T{h:02}:{m:02}:{sec:02}+0{field}00 host kernel: {msg}")
+        }
         Format::JournalMonotonic => format!("[{s:5}.{us:06}] host{field} kernel: {msg}"),
-        Format::Syslog => format!("Sep {field}11 {h:02}:{m:02}:{sec:02} host kernel: [{s:5}.{us:06}] {msg}"),
+        Format::Syslog => {
+            format!("Sep {field}11 {h:02}:{m:02}:{sec:02} host kernel: [{s:5}.{us:06}] {msg}")
+        }
         Format::Quoted(inner) => format!("> {}", render_format(inner, s, us, field, msg)),
     }
 }

@@ -12,9 +12,13 @@ fuzz_target!(|data: &[u8]| {
     }
     let analysis = kernlog::analyze(data).expect("reading from memory cannot fail");
     for cycle in &analysis.cycles {
-        for ms in [cycle.enable_phase_ms(), cycle.suspend_span_ms(), cycle.resume_ms()]
-            .into_iter()
-            .flatten()
+        for ms in [
+            cycle.enable_phase_ms(),
+            cycle.suspend_span_ms(),
+            cycle.resume_ms(),
+        ]
+        .into_iter()
+        .flatten()
         {
             assert!(ms >= 0.0, "negative duration {ms}");
         }

@@ -27,7 +27,10 @@ fuzz_target!(|data: &[u8]| {
         Err(problems) => {
             for p in &problems {
                 assert!(p.line >= 1, "a problem without a line: {p}");
-                assert!(p.line <= markdown.lines().count().max(1) + 1, "line past the end: {p}");
+                assert!(
+                    p.line <= markdown.lines().count().max(1) + 1,
+                    "line past the end: {p}"
+                );
             }
         }
     }
