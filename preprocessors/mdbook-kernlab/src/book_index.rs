@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use globset::{Glob, GlobMatcher};
 use serde_json::Value;
 
-use crate::blocks::{KINDS, common};
+use crate::directive::{KINDS, common};
 use crate::error::{Outcome, fail};
 use crate::scan::{Found, scan};
 

@@ -13,6 +13,7 @@ pub mod book_index;
 pub mod charts;
 pub mod config;
 pub mod data;
+pub mod directive;
 pub mod error;
 pub mod expr;
 pub mod heatmap;

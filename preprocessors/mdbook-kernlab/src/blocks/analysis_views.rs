@@ -7,9 +7,10 @@ use kernlog::resume::Cycle;
 use serde::Deserialize;
 use serde::de::IgnoredAny;
 
-use super::{Cell, Row, TableModel, chart_id, duration, options};
+use super::{Cell, Row, TableModel, chart_id, duration};
 use crate::Engine;
 use crate::charts::{Bar, HBar};
+use crate::directive::options;
 use crate::error::{Outcome, fail};
 use crate::expr::{Unit, format_value, lookup};
 

@@ -5,9 +5,10 @@ use kernlog::captures::{self, CaptureError};
 use serde::Deserialize;
 use serde::de::IgnoredAny;
 
-use super::{Cell, Row, TableModel, chart_id, options};
+use super::{Cell, Row, TableModel, chart_id};
 use crate::Engine;
 use crate::charts::{Bar, HBar};
+use crate::directive::options;
 use crate::error::{Failure, Outcome, fail};
 
 fn capture_error(file: &str, e: CaptureError) -> Failure {

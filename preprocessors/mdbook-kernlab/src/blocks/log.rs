@@ -7,8 +7,8 @@ use regex::Regex;
 use serde::de::IgnoredAny;
 use serde::{Deserialize, Serialize};
 
-use super::options;
 use crate::Engine;
+use crate::directive::options;
 use crate::error::{Outcome, fail};
 use crate::render::escape;
 

@@ -7,8 +7,9 @@ use kernlog::mtrr::{
 use serde::Deserialize;
 use serde::de::IgnoredAny;
 
-use super::{Cell, Row, TableModel, options};
+use super::{Cell, Row, TableModel};
 use crate::Engine;
+use crate::directive::options;
 use crate::error::{Outcome, fail};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]

@@ -6,8 +6,9 @@ use kernlog::probes::ProbeResult;
 use serde::Deserialize;
 use serde::de::IgnoredAny;
 
-use super::{Cell, Row, TableModel, chart_id, duration, options};
+use super::{Cell, Row, TableModel, chart_id, duration};
 use crate::Engine;
+use crate::directive::options;
 use crate::error::{Outcome, fail};
 use crate::heatmap::{HeatGroup, HeatRow, Heatmap, cell_text};
 

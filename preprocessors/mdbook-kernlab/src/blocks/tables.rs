@@ -4,9 +4,10 @@ use serde::Deserialize;
 use serde::de::IgnoredAny;
 use serde_json::Value;
 
-use super::{Cell, Row, TableModel, chart_id, options};
+use super::{Cell, Row, TableModel, chart_id};
 use crate::Engine;
 use crate::charts::{Bar, HBar};
+use crate::directive::options;
 use crate::error::{Outcome, fail};
 
 #[derive(Debug, Deserialize)]

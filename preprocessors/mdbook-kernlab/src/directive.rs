@@ -1,0 +1,196 @@
+//! What a ```` ```kernlab ```` block says, before anything is loaded: its kind (listed once,
+//! with how it is numbered), the options every block has (`id`, `caption`), and typed
+//! options read from its YAML with errors placed on the block's own lines. Pure: no data,
+//! no engine; the book index reads blocks through it, and the renderers in `blocks` too.
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::error::{Failure, Outcome, fail};
+
+/// How a block is numbered when it has a caption.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FigureKind {
+    #[default]
+    Figure,
+    Table,
+    Listing,
+}
+
+impl FigureKind {
+    pub fn word(self) -> &'static str {
+        match self {
+            FigureKind::Figure => "Figure",
+            FigureKind::Table => "Table",
+            FigureKind::Listing => "Listing",
+        }
+    }
+}
+
+/// The kinds, the option that names each, and how it is numbered.
+pub const KINDS: [(&str, FigureKind); 17] = [
+    ("log", FigureKind::Listing),
+    ("source", FigureKind::Listing),
+    ("bringup", FigureKind::Figure),
+    ("timeline", FigureKind::Figure),
+    ("compare", FigureKind::Figure),
+    ("ranges", FigureKind::Figure),
+    ("histogram", FigureKind::Figure),
+    ("trace", FigureKind::Table),
+    ("mtrr", FigureKind::Table),
+    ("deftype", FigureKind::Table),
+    ("probes", FigureKind::Table),
+    ("probe-map", FigureKind::Figure),
+    ("counts", FigureKind::Table),
+    ("counts-diff", FigureKind::Table),
+    ("bisect", FigureKind::Table),
+    ("table", FigureKind::Table),
+    ("catalog", FigureKind::Table),
+];
+
+/// What every block has besides its kind's options.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Common {
+    pub kind: &'static str,
+    pub figure: FigureKind,
+    pub id: Option<String>,
+    pub caption: Option<String>,
+}
+
+/// Read the kind, id and caption of a block body (also used to number figures before
+/// rendering).
+pub fn common(body: &str) -> Outcome<Common> {
+    let value: Value = yaml_serde::from_str(body).map_err(|e| yaml_failure(body, &e))?;
+    let map = value.as_object().ok_or_else(|| {
+        fail(
+            "a kernlab block must be a YAML mapping",
+            "start with the kind and its file, e.g. `log: dmesg/x.log`",
+        )
+    })?;
+    let kinds: Vec<(&str, FigureKind)> = KINDS
+        .iter()
+        .copied()
+        .filter(|(k, _)| map.contains_key(*k))
+        .collect();
+    let (kind, figure) = match kinds.as_slice() {
+        [one] => *one,
+        [] => {
+            return Err(fail(
+                "the block names no directive",
+                format!(
+                    "start with one of: {}",
+                    KINDS.iter().map(|(k, _)| *k).collect::<Vec<_>>().join(", ")
+                ),
+            ));
+        }
+        many => {
+            return Err(fail(
+                format!(
+                    "the block names several directives: {}",
+                    many.iter().map(|(k, _)| *k).collect::<Vec<_>>().join(", ")
+                ),
+                "use one block per directive",
+            ));
+        }
+    };
+    let string = |key: &str| -> Outcome<Option<String>> {
+        match map.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.clone())),
+            Some(other) => Err(fail(
+                format!("`{key}` must be text, not {other}"),
+                "quote it",
+            )),
+        }
+    };
+    let id = string("id")?;
+    if let Some(id) = &id
+        && !id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+    {
+        return Err(fail(
+            format!("`{id}` is not a usable id"),
+            "ids are letters, digits, `-` and `_`",
+        ));
+    }
+    let caption = string("caption")?;
+    if let Some(c) = caption.as_deref().filter(|c| c.contains("{{")) {
+        return Err(fail(
+            format!("the caption `{}` holds a `{{{{`", crate::expr::cut(c)),
+            "a caption is plain text: directives are not rendered inside it; write the figure in the prose around the block",
+        ));
+    }
+    Ok(Common {
+        kind,
+        figure,
+        id,
+        caption,
+    })
+}
+
+/// A YAML error, placed on the block's line as the chapter counts lines: YAML also breaks
+/// lines at a lone carriage return, Markdown sources are counted by `\n`.
+fn yaml_failure(body: &str, e: &yaml_serde::Error) -> Failure {
+    let mut message = e.to_string();
+    let mut offset = 0;
+    if let Some(at) = e.location() {
+        let before = body.get(..at.index()).unwrap_or(body);
+        offset = before.matches('\n').count();
+        let column = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+        let yaml_place = format!(" at line {} column {}", at.line(), at.column());
+        if let Some(stripped) = message.strip_suffix(&yaml_place) {
+            message = format!("{stripped} (column {column})");
+        }
+    }
+    fail(
+        format!("invalid block: {message}"),
+        "blocks are YAML: `key: value` per line; quote values that contain `: ` or start with `[`",
+    )
+    .at_offset(offset)
+}
+
+/// Deserialize a block's options; unknown options fail with the list of known ones.
+pub fn options<T: DeserializeOwned>(body: &str) -> Outcome<T> {
+    yaml_serde::from_str(body).map_err(|e| yaml_failure(body, &e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn common_keys() {
+        let c = common("log: a.log\nid: x-1\ncaption: A log.\n").unwrap();
+        assert_eq!((c.kind, c.figure), ("log", FigureKind::Listing));
+        assert_eq!(c.id.as_deref(), Some("x-1"));
+        assert!(
+            common("nothing: here\n")
+                .unwrap_err()
+                .hint
+                .unwrap()
+                .contains("log,")
+        );
+        assert!(
+            common("log: a\nmtrr: b\n")
+                .unwrap_err()
+                .message
+                .contains("several")
+        );
+        assert!(common("log: a\nid: 'no spaces'\n").is_err());
+        let e = common("log: a\n  bad: [\n").unwrap_err();
+        assert!(e.message.starts_with("invalid block"), "{e:?}");
+        assert!(common("- a list\n").is_err());
+    }
+
+    #[test]
+    fn a_yaml_error_after_lone_carriage_returns_stays_on_the_chapter_line() {
+        // YAML counts each `\r` as a line; the chapter (and an editor) count `\n`.
+        let e = common("log: a\r\r\r\rnext: b: c\nid: x\n").unwrap_err();
+        assert!(e.message.starts_with("invalid block"), "{e:?}");
+        assert!(!e.message.contains("line 5"), "{e:?}");
+        assert_eq!(e.line_offset, 0, "{e:?}");
+    }
+}
