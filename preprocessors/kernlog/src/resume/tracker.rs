@@ -1,0 +1,450 @@
+//! The cycle tracker: a state machine fed one record at a time, keeping only the open
+//! cycle and bounded summaries, so that it runs in constant memory on logs of any length.
+
+use super::classify::{Marker, booting_apic, classify};
+use super::model::*;
+use crate::reader::{Clock, Record, Time};
+
+/// A backwards step of the monotonic clock larger than this starts a new segment: two
+/// excerpts pasted together, or a new boot.
+const BACKWARDS_TOLERANCE_US: i64 = 1_000_000;
+
+/// Splits a stream of kernel records into boots and suspend/resume cycles.
+#[derive(Debug, Default)]
+pub struct CycleTracker {
+    boot: usize,
+    seen_records: bool,
+    last_time: Option<Time>,
+    last_event: Option<Event>,
+    current: Option<Open>,
+    done: Vec<Cycle>,
+    /// A record whose stamp stepped back, held until the next stamped record shows whether
+    /// the log moved to a new clock (a new boot, or another excerpt pasted after this one)
+    /// or the line was only printed out of order (a CPU whose clock was not yet in step).
+    held: Option<HeldRecord>,
+}
+
+/// An owned copy of the fields of a [`Record`] that the tracker reads.
+#[derive(Debug)]
+struct HeldRecord {
+    line: u64,
+    time: Time,
+    resolution_us: u64,
+    format: crate::record::Format,
+    message: String,
+}
+
+impl HeldRecord {
+    fn of(record: &Record, time: Time) -> Self {
+        HeldRecord {
+            line: record.line,
+            time,
+            resolution_us: record.resolution_us,
+            format: record.format,
+            message: record.message.to_string(),
+        }
+    }
+
+    /// The record again, with its stamp or, for a line printed out of order, without one.
+    fn record(&self, keep_time: bool) -> Record<'_> {
+        Record {
+            line: self.line,
+            time: keep_time.then_some(self.time),
+            resolution_us: self.resolution_us,
+            format: self.format,
+            level: None,
+            caller: None,
+            host: None,
+            origin: crate::record::Origin::Kernel,
+            message: &self.message,
+            continuation: false,
+        }
+    }
+}
+
+#[derive(Debug)]
+struct Open {
+    cycle: Cycle,
+    /// The newest-wording entry was seen: wait for `PM: suspend exit`.
+    new_wording: bool,
+    /// `Restarting tasks ... done.` ended the cycle the older way; a `PM: suspend exit`
+    /// right after it still belongs to it (kernels print both when the entry is not shown).
+    thawed_old_style: bool,
+    resumed: bool,
+    /// Gaps up to the last marker, and gaps after it (dropped if no marker follows).
+    gaps: Vec<Gap>,
+    pending_gaps: Vec<Gap>,
+    freeze_start: Option<Event>,
+    freeze_end: Option<Event>,
+    platform_sleep: Option<Event>,
+    disable_start: Option<Event>,
+    last_offline: Option<Event>,
+    ec_event: Option<Event>,
+    thaw_start: Option<Event>,
+    thaw_done: Option<Event>,
+}
+
+impl Open {
+    fn new(boot: usize, first: &Record) -> Self {
+        Open {
+            cycle: Cycle {
+                boot,
+                first_line: first.line,
+                last_line: first.line,
+                ..Cycle::default()
+            },
+            new_wording: false,
+            thawed_old_style: false,
+            resumed: false,
+            gaps: Vec::new(),
+            pending_gaps: Vec::new(),
+            freeze_start: None,
+            freeze_end: None,
+            platform_sleep: None,
+            disable_start: None,
+            last_offline: None,
+            ec_event: None,
+            thaw_start: None,
+            thaw_done: None,
+        }
+    }
+}
+
+impl CycleTracker {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Feed one record. Records from user space are ignored.
+    pub fn push(&mut self, record: &Record) {
+        if !record.is_kernel() {
+            return;
+        }
+        if let Some(time) = record.time.filter(|_| !record.continuation) {
+            if let Some(held) = self.held.take() {
+                // Still behind the old timeline: the log moved to a new clock at the held
+                // line. Back on it: the held line was only printed out of order.
+                let new_clock = self.jumped_back(time);
+                if new_clock {
+                    self.start_new_boot();
+                }
+                self.process(&held.record(new_clock));
+            }
+            let marker = classify(record.message);
+            if self.seen_records && self.jumped_back(time) && marker != Some(Marker::BootBanner) {
+                self.held = Some(HeldRecord::of(record, time));
+                return;
+            }
+        }
+        self.process(record);
+    }
+
+    /// One record, once it is known which timeline it belongs to.
+    fn process(&mut self, record: &Record) {
+        let marker = classify(record.message);
+        if !record.continuation {
+            self.track_time(record, marker);
+        }
+        if let Some(marker) = marker {
+            self.apply(marker, record);
+        }
+        if !record.continuation && record.time.is_some() {
+            self.last_event = Some(Event::of(record));
+        }
+    }
+
+    /// Close the cycle still open and return every cycle found.
+    pub fn finish(mut self) -> Vec<Cycle> {
+        // A held line at the very end: nothing says the clock changed, so it is a line
+        // printed out of order, kept without its stamp.
+        if let Some(held) = self.held.take() {
+            self.process(&held.record(false));
+        }
+        self.close();
+        self.done
+    }
+
+    /// True when `time` is well before the last stamp on the same monotonic clock.
+    fn jumped_back(&self, time: Time) -> bool {
+        self.last_time.is_some_and(|last| {
+            last.clock == Clock::Monotonic
+                && time.clock == Clock::Monotonic
+                && last.micros.saturating_sub(time.micros) > BACKWARDS_TOLERANCE_US
+        })
+    }
+
+    fn start_new_boot(&mut self) {
+        self.close();
+        self.boot += 1;
+        self.last_event = None;
+        self.last_time = None;
+    }
+
+    /// Boot detection by banner, and gap tracking inside an open cycle.
+    fn track_time(&mut self, record: &Record, marker: Option<Marker>) {
+        let Some(time) = record.time else { return };
+        if marker == Some(Marker::BootBanner) && self.seen_records {
+            self.start_new_boot();
+        }
+        self.seen_records = true;
+        self.last_time = Some(time);
+        if let (Some(open), Some(prev)) = (self.current.as_mut(), self.last_event) {
+            let now = Event::of(record);
+            if let Some(us) = time.since(prev.time.unwrap_or(time)) {
+                keep_largest(
+                    &mut open.pending_gaps,
+                    Gap {
+                        from: prev,
+                        to: now,
+                        us: us.max(0),
+                    },
+                );
+            }
+        }
+    }
+
+    fn close(&mut self) {
+        if let Some(mut open) = self.current.take() {
+            // A log that ends before any resume: the suspend half runs to its last record.
+            if !open.resumed && open.cycle.entry.is_some() {
+                open.cycle.last_suspend_record = self.last_event;
+            }
+            self.done.push(finish_cycle(open));
+        }
+    }
+
+    fn open(&mut self, record: &Record) -> &mut Open {
+        let boot = self.boot;
+        self.current.get_or_insert_with(|| Open::new(boot, record))
+    }
+
+    fn apply(&mut self, marker: Marker, record: &Record) {
+        use Marker::*;
+        let event = Event::of(record);
+        if marker != SuspendExit && self.current.as_ref().is_some_and(|o| o.thawed_old_style) {
+            self.close();
+        }
+        // A new entry closes a cycle that already resumed or already had an entry; an
+        // older-style entry (`Syncing filesystems`, `Preparing system for sleep`) is a step of
+        // the same attempt until the attempt has frozen tasks or slept.
+        let closes = |o: &Open| match marker {
+            SuspendEntry(_) => o.resumed || o.cycle.entry.is_some(),
+            OldSuspendEntry(_) => {
+                o.resumed
+                    || o.freeze_start.is_some()
+                    || o.platform_sleep.is_some()
+                    || o.cycle.aborted.is_some()
+            }
+            _ => false,
+        };
+        if self.current.as_ref().is_some_and(closes) {
+            self.close();
+        }
+        // A second resume start without an entry between: two excerpts pasted together.
+        let repeated = match marker {
+            LowLevelResume(_) => self
+                .current
+                .as_ref()
+                .is_some_and(|o| o.cycle.low_level_resume.is_some()),
+            EnableCpus => self
+                .current
+                .as_ref()
+                .is_some_and(|o| o.cycle.enable_start.is_some()),
+            _ => false,
+        };
+        if repeated {
+            self.close();
+        }
+        if marker == BootBanner {
+            return;
+        }
+        let last_event = self.last_event;
+        let open = self.open(record);
+        open.cycle.last_line = record.line;
+        let pending = std::mem::take(&mut open.pending_gaps);
+        for gap in pending {
+            keep_largest(&mut open.gaps, gap);
+        }
+        match marker {
+            BootBanner => {}
+            SuspendEntry(mode) => {
+                open.cycle.entry = Some(event);
+                open.cycle.legacy_markers = false;
+                open.cycle.mode = open.cycle.mode.or(mode);
+                open.new_wording = true;
+            }
+            OldSuspendEntry(mode) => {
+                if open.cycle.entry.is_none() {
+                    open.cycle.entry = Some(event);
+                    open.cycle.legacy_markers = true;
+                }
+                open.cycle.mode = open.cycle.mode.or(mode);
+            }
+            FreezeStart => {
+                open.freeze_start.get_or_insert(event);
+            }
+            FreezeEnd => open.freeze_end = Some(event),
+            PlatformSleep(mode) => {
+                open.platform_sleep.get_or_insert(event);
+                open.cycle.mode = open.cycle.mode.or(mode);
+            }
+            DisableCpus => {
+                open.disable_start.get_or_insert(event);
+            }
+            CpuOffline(cpu) => {
+                open.last_offline = Some(event);
+                if !open.cycle.offlined.contains(&cpu) {
+                    open.cycle.offlined.push(cpu);
+                }
+            }
+            LowLevelResume(mode) => {
+                begin_resume(open, last_event);
+                open.cycle.mode = open.cycle.mode.or(mode);
+                open.cycle.low_level_resume.get_or_insert(event);
+            }
+            EnableCpus => {
+                begin_resume(open, last_event);
+                open.cycle.enable_start.get_or_insert(event);
+            }
+            Booting(cpu) => {
+                begin_resume(open, last_event);
+                let apic = booting_apic(record.message);
+                match open.cycle.cpus.iter_mut().find(|c| c.cpu == cpu) {
+                    Some(c) => {
+                        c.booting = Some(event);
+                        c.apic = apic;
+                    }
+                    None => open.cycle.cpus.push(CpuBringup {
+                        cpu,
+                        apic,
+                        booting: Some(event),
+                        up: None,
+                    }),
+                }
+            }
+            CpuUp(cpu) => {
+                begin_resume(open, last_event);
+                match open.cycle.cpus.iter_mut().find(|c| c.cpu == cpu) {
+                    Some(c) => c.up = Some(event),
+                    None => open.cycle.cpus.push(CpuBringup {
+                        cpu,
+                        apic: None,
+                        booting: None,
+                        up: Some(event),
+                    }),
+                }
+            }
+            EnableEnd => open.cycle.enable_end = Some(event),
+            CpuError(cpu, error) => open.cycle.failures.push(CpuFailure {
+                cpu,
+                error,
+                line: record.line,
+            }),
+            Wake(mode) => {
+                begin_resume(open, last_event);
+                open.cycle.wake.get_or_insert(event);
+                open.cycle.mode = open.cycle.mode.or(mode);
+            }
+            EcInterruptUnblocked => {
+                if open.cycle.wake.is_some() {
+                    open.cycle.ec_unblock.get_or_insert(event);
+                }
+            }
+            EcEventUnblocked => {
+                open.ec_event.get_or_insert(event);
+            }
+            ThawStart => {
+                open.thaw_start.get_or_insert(event);
+            }
+            ThawDone => open.thaw_done = Some(event),
+            OldThawDone => {
+                open.thaw_done = Some(event);
+                if !open.new_wording {
+                    open.cycle.exit = Some(event);
+                    open.thawed_old_style = true;
+                }
+            }
+            SuspendExit => {
+                if open.thawed_old_style {
+                    // The cycle's real exit: it is not a cycle of the older kernels after all.
+                    open.cycle.legacy_markers &= open.cycle.entry.is_some() && !open.new_wording;
+                }
+                open.cycle.exit = Some(event);
+                self.close();
+            }
+            Aborted => {
+                if open.cycle.aborted.is_none() && !open.resumed {
+                    open.cycle.aborted = Some(self::Aborted {
+                        line: record.line,
+                        message: record.message.to_string(),
+                    });
+                }
+            }
+        }
+    }
+}
+
+fn begin_resume(open: &mut Open, last: Option<Event>) {
+    if !open.resumed {
+        open.resumed = true;
+        if open.cycle.entry.is_some() {
+            open.cycle.last_suspend_record = last;
+        }
+    }
+}
+
+fn keep_largest(gaps: &mut Vec<Gap>, gap: Gap) {
+    if gaps.len() == GAPS_KEPT && gaps.last().is_some_and(|g| g.us >= gap.us) {
+        return;
+    }
+    let pos = gaps.partition_point(|g| g.us >= gap.us);
+    gaps.insert(pos, gap);
+    gaps.truncate(GAPS_KEPT);
+}
+
+fn finish_cycle(open: Open) -> Cycle {
+    let mut cycle = open.cycle;
+    cycle.gaps = open.gaps;
+    let mut phases = Vec::new();
+    let mut span = |name, start: Option<Event>, end: Option<Event>| {
+        if let (Some(start), Some(end)) = (start, end)
+            && end.line >= start.line
+        {
+            phases.push(Phase { name, start, end });
+        }
+    };
+    span(PhaseName::Freeze, open.freeze_start, open.freeze_end);
+    let sleep_entry = match (open.platform_sleep, open.disable_start) {
+        (Some(a), Some(b)) => Some(if a.line < b.line { a } else { b }),
+        (a, b) => a.or(b),
+    };
+    span(PhaseName::DeviceSuspend, open.freeze_end, sleep_entry);
+    span(
+        PhaseName::DisableCpus,
+        open.disable_start,
+        open.last_offline,
+    );
+    span(
+        PhaseName::LowLevelResume,
+        cycle.low_level_resume,
+        cycle.enable_start,
+    );
+    span(
+        PhaseName::EnableCpus,
+        cycle.enable_start,
+        cycle.enable_finished(),
+    );
+    span(PhaseName::PlatformWake, cycle.wake, cycle.ec_unblock);
+    span(PhaseName::EcUnblock, cycle.ec_unblock, open.ec_event);
+    span(
+        PhaseName::DeviceResume,
+        open.ec_event.or(cycle.ec_unblock),
+        open.thaw_start,
+    );
+    span(PhaseName::Thaw, open.thaw_start, open.thaw_done);
+    cycle.phases = phases;
+    cycle
+        .cpus
+        .sort_by_key(|c| c.booting.or(c.up).map(|e| e.line));
+    cycle
+}
