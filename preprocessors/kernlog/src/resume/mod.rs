@@ -1,13 +1,13 @@
 //! Suspend/resume cycles: boots, phases, per-CPU bring-up, gaps.
 //!
-//! [`CycleTracker`] is a state machine fed one kernel [`Record`] at a time. It keeps only
+//! [`CycleTracker`] is a state machine fed one kernel [`Record`](crate::reader::Record) at a time. It keeps only
 //! the cycle being read plus bounded summaries, so it runs in constant memory on logs of
 //! any length. Both the wording of current kernels (`PM: suspend entry (deep)` ..
 //! `PM: suspend exit`) and the older one (`PM: Syncing filesystems` .. `Restarting tasks
 //! ... done.`) are understood; a log excerpt that starts in the middle of a resume still
 //! yields a (partial) cycle.
 //!
-//! Three steps, a module each: [`classify`] reads what a message means, the tracker
+//! Three steps, a module each: `classify` reads what a message means, the tracker
 //! ([`CycleTracker`]) builds cycles from those meanings, and the model ([`Cycle`] and its
 //! parts) holds what was found and the figures derived from it.
 
