@@ -1,0 +1,120 @@
+//! What comes before a stamp or a message: mail quoting, syslog priorities and `dmesg -x`
+//! levels, home-made bracketed times, a `[T123]` / `[C1]` caller field, and the host and
+//! ident of journal and syslog lines.
+
+use super::Origin;
+
+/// Drop leading blanks and mail quote markers (`> `, `>> `).
+pub(super) fn strip_quoting(mut text: &str) -> &str {
+    // Fast path: most lines start with their stamp.
+    if text.starts_with(|c: char| c == '[' || c.is_ascii_alphanumeric()) {
+        return text;
+    }
+    loop {
+        text = text.trim_start_matches([' ', '\t', '\u{feff}']);
+        match text.strip_prefix('>') {
+            Some(rest) => text = rest,
+            None => return text,
+        }
+    }
+}
+
+/// `<6>` syslog priorities and `dmesg -x` prefixes (`kern  :info  : `).
+pub(super) fn strip_level(text: &str) -> (Option<u8>, &str) {
+    if let Some(rest) = text.strip_prefix('<')
+        && let Some(end) = rest.find('>')
+        && (1..=3).contains(&end)
+        && let Ok(prio) = rest[..end].parse::<u16>()
+    {
+        return (Some((prio & 7) as u8), &rest[end + 1..]);
+    }
+    // `dmesg -x`: a facility name padded to 6, then a colon; checked only near the start.
+    let near_start = &text.as_bytes()[..text.len().min(10)];
+    if text.starts_with(|c: char| c.is_ascii_lowercase())
+        && let Some(colon) = near_start.iter().position(|&b| b == b':')
+        && FACILITIES.contains(&text[..colon].trim_end())
+        && let Some((level, rest)) = text[colon + 1..].split_once(':')
+        && let Some(pos) = LEVELS.iter().position(|l| *l == level.trim())
+    {
+        return (Some(pos as u8), rest.strip_prefix(' ').unwrap_or(rest));
+    }
+    (None, text)
+}
+
+pub(super) const FACILITIES: [&str; 12] = [
+    "kern", "user", "mail", "daemon", "auth", "syslog", "lpr", "news", "uucp", "cron", "authpriv",
+    "ftp",
+];
+
+pub(super) const LEVELS: [&str; 8] = [
+    "emerg", "alert", "crit", "err", "warn", "notice", "info", "debug",
+];
+
+/// A time in brackets that no known format writes (`[Fr, 27. Jan 2023, 09:29:20] msg`, a
+/// home-made `date` format): the message is what follows it; the line stays unstamped.
+pub(super) fn strip_unknown_stamp(text: &str) -> &str {
+    let Some(inner_end) = text.strip_prefix('[').and_then(|rest| rest.find("] ")) else {
+        return text;
+    };
+    let inner = &text[1..=inner_end];
+    let time_like = inner.len() <= 40
+        && inner.as_bytes().windows(5).any(|w| {
+            w[0].is_ascii_digit()
+                && w[1].is_ascii_digit()
+                && w[2] == b':'
+                && w[3].is_ascii_digit()
+                && w[4].is_ascii_digit()
+        });
+    if time_like {
+        &text[inner_end + 3..]
+    } else {
+        text
+    }
+}
+
+/// Split a printk caller field (`[   T3919]`, `[    C1]`) off the front of a message.
+pub(super) fn split_caller(text: &str) -> (Option<&str>, &str) {
+    if let Some(rest) = text.strip_prefix('[')
+        && let Some(end) = rest.find(']')
+    {
+        let field = rest[..end].trim_start();
+        let bytes = field.as_bytes();
+        if bytes.len() >= 2
+            && matches!(bytes[0], b'T' | b'C')
+            && bytes[1..].iter().all(u8::is_ascii_digit)
+        {
+            let message = &rest[end + 1..];
+            return (Some(field), message.strip_prefix(' ').unwrap_or(message));
+        }
+    }
+    (None, text)
+}
+
+/// `host ident: message`. With `kernel_only`, the ident must be `kernel` or `name[pid]`
+/// (so that dmesg messages such as `usb 1-8: reset` are not mistaken for a host name).
+pub(super) fn split_host_ident(text: &str, kernel_only: bool) -> Option<(&str, Origin<'_>, &str)> {
+    let space = memchr::memchr(b' ', text.as_bytes())?;
+    let (host, rest) = (&text[..space], &text[space + 1..]);
+    if host.is_empty() || host.ends_with(':') {
+        return None;
+    }
+    // The ident is the second word and ends with a colon; only that word is examined.
+    let (word, message) = match memchr::memchr(b' ', rest.as_bytes()) {
+        Some(i) => (&rest[..i], &rest[i + 1..]),
+        None => (rest, ""),
+    };
+    let ident = word.strip_suffix(':').filter(|i| !i.is_empty())?;
+    if ident == "kernel" {
+        return Some((host, Origin::Kernel, message));
+    }
+    let has_pid = ident
+        .strip_suffix(']')
+        .and_then(|i| i.rsplit_once('['))
+        .is_some_and(|(name, pid)| {
+            !name.is_empty() && !pid.is_empty() && pid.bytes().all(|b| b.is_ascii_digit())
+        });
+    if kernel_only && !has_pid {
+        return None;
+    }
+    Some((host, Origin::User { ident }, message))
+}

@@ -1,0 +1,108 @@
+//! Lines with a wall-clock stamp and a host: journalctl short, short-precise and short-iso,
+//! BSD syslog / kern.log (which may carry the kernel's own stamp), rsyslog RFC 3339, and
+//! `dmesg --time-format iso`.
+
+use super::calendar::{
+    digits, fraction_micros, localized_month, month_number, parse_hms, parse_iso, valid_wall,
+};
+use super::dmesg::parse_bracketed;
+use super::prefix::{split_caller, split_host_ident};
+use super::{Format, Line, Origin, Stamp, WallTime};
+
+/// ISO 8601 stamps: `dmesg --time-format iso`, `journalctl -o short-iso[-precise]`, rsyslog.
+pub(super) fn parse_iso_line(text: &str) -> Option<Line<'_>> {
+    let (stamp, rest) = text.split_once(' ')?;
+    let (wall, resolution_us) = parse_iso(stamp)?;
+    let stamp = Some(Stamp::Wall(wall));
+    // `dmesg --time-format iso` messages look like `host ident: ...` too (`usb 1-8: ...`):
+    // only `kernel` and `name[pid]` idents make a journal line here.
+    match split_host_ident(rest, true) {
+        Some((host, origin, message)) => Some(host_line(
+            Format::JournalShortIso,
+            stamp,
+            resolution_us,
+            host,
+            origin,
+            message,
+        )),
+        None => {
+            let (caller, message) = split_caller(rest);
+            let mut line = Line::new(Format::DmesgIso, stamp, resolution_us, message);
+            line.caller = caller;
+            Some(line)
+        }
+    }
+}
+
+/// `Sep 11 16:04:13[.123456] host ident: message` (journal short, short-precise, syslog).
+pub(super) fn parse_month_line(text: &str) -> Option<Line<'_>> {
+    let (word, rest) = text.split_once(' ')?;
+    let month = month_number(word).or_else(|| localized_month(word))?;
+    let rest = rest.trim_start();
+    let (day, rest) = rest.split_once(' ')?;
+    let day: u8 = digits(day)?;
+    let (time, rest) = rest.split_once(' ')?;
+    let (hms, frac) = time.split_once('.').unwrap_or((time, ""));
+    let (hour, minute, second) = parse_hms(hms)?;
+    if !frac.bytes().all(|b| b.is_ascii_digit()) || frac.len() > 9 {
+        return None;
+    }
+    let (micros, resolution) = if frac.is_empty() {
+        (0, 1_000_000)
+    } else {
+        fraction_micros(frac)
+    };
+    let wall = WallTime {
+        year: None,
+        month,
+        day,
+        hour,
+        minute,
+        second,
+        micros,
+        utc_offset_s: None,
+    };
+    if !valid_wall(&wall) {
+        return None;
+    }
+    let (host, origin, message) = split_host_ident(rest, false)?;
+    let format = if frac.is_empty() {
+        Format::JournalShort
+    } else {
+        Format::JournalShortPrecise
+    };
+    Some(host_line(
+        format,
+        Some(Stamp::Wall(wall)),
+        resolution,
+        host,
+        origin,
+        message,
+    ))
+}
+
+/// A journal or syslog line after its stamp; a kernel message that carries the kernel's
+/// own bracketed stamp (kern.log) takes that stamp instead: it is the finer one.
+pub(super) fn host_line<'a>(
+    format: Format,
+    stamp: Option<Stamp>,
+    resolution_us: u64,
+    host: &'a str,
+    origin: Origin<'a>,
+    message: &'a str,
+) -> Line<'a> {
+    if origin == Origin::Kernel
+        && let Some(inner) = parse_bracketed(message).filter(|l| l.format == Format::Dmesg)
+    {
+        let mut line = inner;
+        line.format = Format::Syslog;
+        line.host = Some(host);
+        return line;
+    }
+    let (caller, message) = split_caller(message);
+    let mut line = Line::new(format, stamp, resolution_us, message);
+    line.caller = caller;
+    line.host = Some(host);
+    line.origin = origin;
+    line
+}

@@ -1,0 +1,213 @@
+//! Every format on hand-written lines.
+
+use super::calendar::localized_month;
+use super::*;
+
+fn monotonic(line: &Line) -> i64 {
+    match line.stamp {
+        Some(Stamp::Monotonic(us)) => us,
+        other => panic!("expected a monotonic stamp, got {other:?}"),
+    }
+}
+
+#[test]
+fn dmesg_plain_and_caller() {
+    let l = parse_line("[  426.169808] PM: suspend entry (deep)");
+    assert_eq!(l.format, Format::Dmesg);
+    assert_eq!(monotonic(&l), 426_169_808);
+    assert_eq!(l.resolution_us, 1);
+    assert_eq!(l.message, "PM: suspend entry (deep)");
+
+    let l = parse_line("[  426.169808] [   T3919] CPU5 is up");
+    assert_eq!(l.caller, Some("T3919"));
+    assert_eq!(l.message, "CPU5 is up");
+
+    let l = parse_line("<6>[    0.000000] Linux version 6.16.7");
+    assert_eq!(l.level, Some(6));
+    assert_eq!(l.message, "Linux version 6.16.7");
+}
+
+#[test]
+fn dmesg_messages_that_look_like_hosts_stay_dmesg() {
+    let l = parse_line("[  450.410235] sd 1:0:0:0: [sda] Starting disk");
+    assert_eq!(l.format, Format::Dmesg);
+    assert_eq!(l.message, "sd 1:0:0:0: [sda] Starting disk");
+    let l = parse_line("[  448.982214] pcieport 0000:00:1c.0: Enabling MPC IRBNCE");
+    assert_eq!(l.format, Format::Dmesg);
+}
+
+#[test]
+fn dmesg_decoded_prefix() {
+    let l = parse_line("kern  :info  : [  433.004880] CPU1 is up");
+    assert_eq!(l.level, Some(6));
+    assert_eq!(l.format, Format::Dmesg);
+    assert_eq!(l.message, "CPU1 is up");
+}
+
+#[test]
+fn dmesg_ctime_in_two_locales() {
+    let en = parse_line("[Thu Sep 11 16:04:13 2025] CPU1 is up");
+    let de = parse_line("[Do Sep 11 16:04:13 2025] CPU1 is up");
+    assert_eq!(en.format, Format::DmesgCtime);
+    assert_eq!(en.stamp, de.stamp);
+    assert_eq!(en.resolution_us, 1_000_000);
+    let Some(Stamp::Wall(w)) = en.stamp else {
+        panic!()
+    };
+    assert_eq!((w.year, w.month, w.day, w.hour), (Some(2025), 9, 11, 16));
+}
+
+#[test]
+fn dmesg_iso_and_reltime() {
+    let l = parse_line("2025-09-11T16:04:13,400350+02:00 CPU1 is up");
+    assert_eq!(l.format, Format::DmesgIso);
+    assert_eq!(l.resolution_us, 1);
+    let Some(Stamp::Wall(w)) = l.stamp else {
+        panic!()
+    };
+    assert_eq!((w.micros, w.utc_offset_s), (400_350, Some(7200)));
+
+    let l = parse_line("[  +0.000894] CPU1 is up");
+    assert_eq!(
+        (l.format, l.stamp),
+        (Format::DmesgReltime, Some(Stamp::Delta(894)))
+    );
+    let l = parse_line("[Sep11 16:04] ACPI: PM: Low-level resume complete");
+    assert_eq!(l.format, Format::DmesgReltime);
+    assert_eq!(l.resolution_us, 60_000_000);
+    let l = parse_line("[<    0.000037>] CPU1 is up");
+    assert_eq!(l.stamp, Some(Stamp::Delta(37)));
+}
+
+#[test]
+fn kmsg() {
+    let l = parse_line("6,1234,426169808,-;CPU1 is up");
+    assert_eq!(l.format, Format::Kmsg);
+    assert_eq!(monotonic(&l), 426_169_808);
+    assert_eq!(l.level, Some(6));
+    let l = parse_line("4,99,5,c,caller=T12;mtrr: warning");
+    assert_eq!(l.caller, Some("T12"));
+    assert_eq!(l.level, Some(4));
+}
+
+#[test]
+fn journal_formats() {
+    let l = parse_line("Sep 11 16:04:13 macbookpro kernel: CPU7 is up");
+    assert_eq!(l.format, Format::JournalShort);
+    assert_eq!(l.host, Some("macbookpro"));
+    assert_eq!(l.origin, Origin::Kernel);
+    assert_eq!(l.message, "CPU7 is up");
+    assert_eq!(l.resolution_us, 1_000_000);
+
+    let l = parse_line("Sep 11 16:02:48 macbookpro systemd-logind[875]: Lid closed.");
+    assert_eq!(
+        l.origin,
+        Origin::User {
+            ident: "systemd-logind[875]"
+        }
+    );
+
+    let l = parse_line("Sep 11 16:04:13.400350 macbookpro kernel: CPU7 is up");
+    assert_eq!(
+        (l.format, l.resolution_us),
+        (Format::JournalShortPrecise, 1)
+    );
+
+    let l = parse_line("2025-09-11T16:04:13+0200 macbookpro kernel: CPU7 is up");
+    assert_eq!(l.format, Format::JournalShortIso);
+    for msg in [
+        "ACPI: PM: Low-level resume complete",
+        "usb 1-8: reset full-speed",
+    ] {
+        let text = format!("2025-09-11T16:04:13,000001+02:00 {msg}");
+        let l = parse_line(&text);
+        assert_eq!((l.format, l.message), (Format::DmesgIso, msg));
+    }
+
+    let l = parse_line("[  432.400350] macbookpro kernel: CPU7 is up");
+    assert_eq!(l.format, Format::JournalShortMonotonic);
+    assert_eq!(monotonic(&l), 432_400_350);
+    assert_eq!(l.message, "CPU7 is up");
+}
+
+#[test]
+fn syslog_prefers_the_kernel_stamp() {
+    let l = parse_line("Aug  2 09:27:17 host kernel: [318955.681791] CPU5 is up");
+    assert_eq!(l.format, Format::Syslog);
+    assert_eq!(monotonic(&l), 318_955_681_791);
+    assert_eq!(l.message, "CPU5 is up");
+    assert_eq!(l.host, Some("host"));
+}
+
+#[test]
+fn quoting_and_unstamped() {
+    let l = parse_line(">  > [  426.169808] CPU1 is up");
+    assert_eq!(l.format, Format::Dmesg);
+    let l = parse_line("    continuation of the previous record");
+    assert_eq!(l.format, Format::Unstamped);
+    assert_eq!(l.message, "continuation of the previous record");
+    // Bad stamps are text, not errors.
+    for text in [
+        "[ 12.x] a",
+        "[Foo 99 25:61:00 2025] b",
+        "13,not;kmsg",
+        "Sep 99 1 x",
+    ] {
+        assert_eq!(parse_line(text).format, Format::Unstamped, "{text}");
+    }
+}
+
+#[test]
+fn months_in_other_scripts() {
+    let jp = parse_line(" 3月 13 18:33:21 tejo kernel: PM: suspend entry (deep)");
+    assert_eq!(jp.format, Format::JournalShort);
+    assert_eq!(jp.message, "PM: suspend entry (deep)");
+    let Some(Stamp::Wall(w)) = jp.stamp else {
+        panic!("{jp:?}")
+    };
+    assert_eq!((w.month, w.day, w.hour), (3, 13, 18));
+    let ml = parse_line("നവം 27 11:06:53 archie kernel: CPU1 is up");
+    assert_eq!(
+        (ml.format, ml.message),
+        (Format::JournalShort, "CPU1 is up")
+    );
+    assert_eq!(localized_month("13月"), None);
+    assert_eq!(
+        localized_month("Foo"),
+        None,
+        "unknown ASCII words stay no month"
+    );
+}
+
+#[test]
+fn a_home_made_bracketed_time_is_dropped_from_the_message() {
+    let l = parse_line("[Fr, 27. Jan 2023, 09:29:20] CPU1 is up");
+    assert_eq!((l.format, l.message), (Format::Unstamped, "CPU1 is up"));
+    let drm = parse_line("[drm] PCIE GART of 1024M enabled.");
+    assert_eq!(drm.message, "[drm] PCIE GART of 1024M enabled.");
+}
+
+#[test]
+fn a_closing_bracket_without_an_opening_one_is_no_stamp() {
+    // Found by the `formats` fuzz target: a journal line whose message starts with `]`.
+    let line = parse_line("2025-09-11T16:04:12+0000 host kernel: ]2'''");
+    assert!(line.message.contains("]2"), "{line:?}");
+}
+
+#[test]
+fn multi_byte_text_in_stamp_fields_is_no_stamp() {
+    // Each of these once sliced a character in two and panicked.
+    for raw in [
+        "2025-09-11T16:04:1\u{e9} host kernel: x",
+        "2025-09-11T16:04:12.123456+1\u{e9}1 host kernel: x",
+        "2025-09-11T16:04:12+\u{e9}:00 host kernel: x",
+        "2025-09-1\u{e9}T16:04:12 host kernel: x",
+        "Se\u{e9} 11 16:04:13 host kernel: x",
+        "Sep\u{e9}11 16:04:13 host kernel: x",
+        "Sep 11 16:0\u{e9}:13 host kernel: x",
+        "[Sep\u{e9}1 16:04] x",
+    ] {
+        let line = parse_line(raw);
+        assert!(line.message.ends_with('x'), "{raw}: {line:?}");
+    }
+}
