@@ -40,23 +40,27 @@ impl Time {
     }
 }
 
-/// One record of the log: a parsed line with its line number and its place in time.
+/// One record of the log: a parsed line with its line number and its place in time. The
+/// line's fields (`format`, `level`, `caller`, `host`, `origin`, `message`,
+/// `resolution_us`) are read through the record (it dereferences to its [`Line`]).
 #[derive(Debug, Clone, Copy)]
 pub struct Record<'a> {
     /// 1-based line number in the input.
     pub line: u64,
     /// `None` for lines that carry no stamp and follow no stamped line.
     pub time: Option<Time>,
-    /// Resolution of `time` in microseconds (0 when there is no time).
-    pub resolution_us: u64,
-    pub format: Format,
-    pub level: Option<u8>,
-    pub caller: Option<&'a str>,
-    pub host: Option<&'a str>,
-    pub origin: Origin<'a>,
-    pub message: &'a str,
     /// An unstamped line after a stamped one: it inherits that line's time.
     pub continuation: bool,
+    /// The parsed text; its `resolution_us` is that of `time` (0 when there is no time).
+    pub text: Line<'a>,
+}
+
+impl<'a> std::ops::Deref for Record<'a> {
+    type Target = Line<'a>;
+
+    fn deref(&self) -> &Line<'a> {
+        &self.text
+    }
 }
 
 impl Record<'_> {
@@ -193,14 +197,11 @@ impl ClockState {
         Record {
             line: line_no,
             time,
-            resolution_us,
-            format: line.format,
-            level: line.level,
-            caller: line.caller,
-            host: line.host,
-            origin: line.origin,
-            message: line.message,
             continuation,
+            text: Line {
+                resolution_us,
+                ..line
+            },
         }
     }
 

@@ -25,17 +25,15 @@ pub(super) fn parse_iso(text: &str) -> Option<(WallTime, u64)> {
         rest = &frac_start[end..];
     }
     let utc_offset_s = parse_utc_offset(rest)?;
-    let wall = WallTime {
-        year: Some(year),
+    WallTime::checked(
+        Some(year),
         month,
         day,
-        hour,
-        minute,
-        second,
+        (hour, minute, second),
         micros,
         utc_offset_s,
-    };
-    valid_wall(&wall).then_some((wall, resolution))
+    )
+    .map(|wall| (wall, resolution))
 }
 
 /// `Z`, `+02:00`, `+0200`, or nothing.
@@ -71,17 +69,7 @@ pub(super) fn parse_ctime(inner: &str) -> Option<WallTime> {
     if parts.next().is_some() {
         return None;
     }
-    let wall = WallTime {
-        year: Some(year),
-        month,
-        day,
-        hour,
-        minute,
-        second,
-        micros: 0,
-        utc_offset_s: None,
-    };
-    valid_wall(&wall).then_some(wall)
+    WallTime::checked(Some(year), month, day, (hour, minute, second), 0, None)
 }
 
 /// `dmesg --reltime` anchors: `Sep11 16:04` (minute resolution) or `Sep11 16:04:05`.
@@ -100,17 +88,8 @@ pub(super) fn parse_reltime_anchor(inner: &str) -> Option<(WallTime, u64)> {
             (h, m, s, 1_000_000)
         }
     };
-    let wall = WallTime {
-        year: None,
-        month,
-        day,
-        hour,
-        minute,
-        second,
-        micros: 0,
-        utc_offset_s: None,
-    };
-    valid_wall(&wall).then_some((wall, resolution))
+    WallTime::checked(None, month, day, (hour, minute, second), 0, None)
+        .map(|wall| (wall, resolution))
 }
 
 pub(super) fn parse_hms(text: &str) -> Option<(u8, u8, u8)> {
@@ -130,6 +109,30 @@ pub(super) fn digits<T: std::str::FromStr>(text: &str) -> Option<T> {
         return None;
     }
     text.parse().ok()
+}
+
+impl WallTime {
+    /// A wall time from its fields, when they make a date and a time of day.
+    pub(super) fn checked(
+        year: Option<i32>,
+        month: u8,
+        day: u8,
+        (hour, minute, second): (u8, u8, u8),
+        micros: u32,
+        utc_offset_s: Option<i32>,
+    ) -> Option<WallTime> {
+        let wall = WallTime {
+            year,
+            month,
+            day,
+            hour,
+            minute,
+            second,
+            micros,
+            utc_offset_s,
+        };
+        valid_wall(&wall).then_some(wall)
+    }
 }
 
 pub(super) fn valid_wall(w: &WallTime) -> bool {

@@ -129,7 +129,8 @@ pub struct Line<'a> {
 }
 
 impl<'a> Line<'a> {
-    fn new(format: Format, stamp: Option<Stamp>, resolution_us: u64, message: &'a str) -> Self {
+    /// A line with these fields and no level, caller or host: a kernel message.
+    pub fn new(format: Format, stamp: Option<Stamp>, resolution_us: u64, message: &'a str) -> Self {
         Line {
             format,
             stamp,

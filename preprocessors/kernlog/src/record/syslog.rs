@@ -3,7 +3,7 @@
 //! `dmesg --time-format iso`.
 
 use super::calendar::{
-    digits, fraction_micros, localized_month, month_number, parse_hms, parse_iso, valid_wall,
+    digits, fraction_micros, localized_month, month_number, parse_hms, parse_iso,
 };
 use super::dmesg::parse_bracketed;
 use super::prefix::{split_caller, split_host_ident};
@@ -52,19 +52,7 @@ pub(super) fn parse_month_line(text: &str) -> Option<Line<'_>> {
     } else {
         fraction_micros(frac)
     };
-    let wall = WallTime {
-        year: None,
-        month,
-        day,
-        hour,
-        minute,
-        second,
-        micros,
-        utc_offset_s: None,
-    };
-    if !valid_wall(&wall) {
-        return None;
-    }
+    let wall = WallTime::checked(None, month, day, (hour, minute, second), micros, None)?;
     let (host, origin, message) = split_host_ident(rest, false)?;
     let format = if frac.is_empty() {
         Format::JournalShort

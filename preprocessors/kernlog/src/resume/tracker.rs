@@ -4,6 +4,7 @@
 use super::classify::{Marker, booting_apic, classify};
 use super::model::*;
 use crate::reader::{Clock, Record, Time};
+use crate::record::Line;
 
 /// A backwards step of the monotonic clock larger than this starts a new segment: two
 /// excerpts pasted together, or a new boot.
@@ -50,14 +51,8 @@ impl HeldRecord {
         Record {
             line: self.line,
             time: keep_time.then_some(self.time),
-            resolution_us: self.resolution_us,
-            format: self.format,
-            level: None,
-            caller: None,
-            host: None,
-            origin: crate::record::Origin::Kernel,
-            message: &self.message,
             continuation: false,
+            text: Line::new(self.format, None, self.resolution_us, &self.message),
         }
     }
 }
