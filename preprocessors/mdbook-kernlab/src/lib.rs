@@ -5,8 +5,13 @@
 //! tables, and numbers in the prose computed from (or checked against) the data. Kernel
 //! symbols and mailing-list threads become links. See the README for the syntax.
 //!
-//! Data flow: Markdown --[`scan`]--> directives --[`blocks`] / [`inline`] / [`highlight`]-->
-//! HTML from the templates in `assets/templates/` (or a book's overrides) --[`scan::splice`]--> Markdown for mdBook.
+//! Data flow, a module a step:
+//! - parse: Markdown --[`mod@scan`]--> directives; a block's YAML --[`directive`]--> its kind
+//!   and typed options; an inline value --[`expr::syntax`]--> an expression tree;
+//! - resolve: the files they name, read and analysed once per run through [`data`];
+//! - render: [`blocks`], [`inline`], [`highlight`], with the chart geometry of [`charts`] and
+//!   [`heatmap`], into HTML from the templates in `assets/templates/` (or a book's
+//!   overrides, [`render`]) --[`scan::splice`]--> Markdown for mdBook.
 
 pub mod blocks;
 pub mod book_index;
