@@ -28,8 +28,30 @@ pub struct Templates {
 }
 
 impl Templates {
-    /// Built-in templates, overridden by `NAME.hbs` files in `dir` when it exists.
+    /// Built-in templates, overridden by `NAME.hbs` files in `dir` when it exists. A file
+    /// there that overrides no template (a misspelt name, or a template of another version
+    /// of this preprocessor) is refused rather than silently ignored.
     pub fn load(dir: &Path) -> Result<Self, String> {
+        if let Ok(entries) = std::fs::read_dir(dir) {
+            let mut unknown: Vec<String> = entries
+                .filter_map(Result::ok)
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .filter(|name| {
+                    name.strip_suffix(".hbs")
+                        .is_some_and(|stem| !BUILTIN.iter().any(|(known, _)| *known == stem))
+                })
+                .collect();
+            if !unknown.is_empty() {
+                unknown.sort();
+                return Err(format!(
+                    "{}: {} override no template of this mdbook-kernlab ({}); the templates are: {}",
+                    dir.display(),
+                    unknown.join(", "),
+                    env!("CARGO_PKG_VERSION"),
+                    BUILTIN.map(|(name, _)| name).join(", ")
+                ));
+            }
+        }
         let mut registry = Handlebars::new();
         registry.register_escape_fn(escape);
         registry.set_strict_mode(true);
@@ -131,6 +153,17 @@ pub fn markdown_inert(html: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_template_file_that_overrides_nothing_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("figure.hbs"), "<figure>{{{body}}}</figure>").unwrap();
+        assert!(Templates::load(dir.path()).is_ok());
+        std::fs::write(dir.path().join("hbars.hbs"), "x").unwrap();
+        let e = Templates::load(dir.path()).err().unwrap();
+        assert!(e.contains("hbars.hbs override no template"), "{e}");
+        assert!(e.contains("hbar, heatmap"), "{e}");
+    }
 
     #[test]
     fn control_characters_are_shown_not_sent() {
