@@ -5,7 +5,7 @@ use std::process::{Command, Output, Stdio};
 
 fn data(rel: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../data")
+        .join("tests/fixtures")
         .join(rel)
 }
 
@@ -19,7 +19,7 @@ fn kernlog(args: &[&str]) -> Output {
 
 #[test]
 fn analyze_json_has_the_documented_fields() {
-    let file = data("dmesg/resume-6.16.3-ubuntu-kernel.log");
+    let file = data("resume-6.16.3-ubuntu-kernel.log");
     let out = kernlog(&["analyze", "--json", file.to_str().unwrap()]);
     assert!(
         out.status.success(),
@@ -62,7 +62,7 @@ fn analyze_reads_standard_input() {
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
-    let log = std::fs::read(data("dmesg/t2-mac-s3-wake-to-ec-unblock.log")).unwrap();
+    let log = std::fs::read(data("t2-mac-s3-wake-to-ec-unblock.log")).unwrap();
     use std::io::Write;
     child.stdin.take().unwrap().write_all(&log).unwrap();
     let out = child.wait_with_output().unwrap();
@@ -93,7 +93,7 @@ fn unreadable_input_is_one_line_and_exit_2() {
 /// `kernlog check` on the example captures: the exit status scripts rely on.
 #[test]
 fn check_verdicts_on_the_example_captures() {
-    let examples = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/captures");
+    let examples = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
     for (file, code, verdict) in [
         ("before-fix.log", 1, "FAIL: CPU bring-up time"),
         (

@@ -6,7 +6,8 @@
 use kernlog::record::Format;
 use kernlog::report::Report;
 
-const RESUME: &str = include_str!("../../../data/dmesg/resume-6.16.3-ubuntu-kernel.log");
+/// The resume of the MacBook Pro notebook (its data/dmesg/), kept here as the fixture.
+const RESUME: &str = include_str!("fixtures/resume-6.16.3-ubuntu-kernel.log");
 
 /// (seconds, microseconds, message) of each line of the capture.
 fn lines() -> Vec<(u64, u32, &'static str)> {

@@ -473,7 +473,7 @@ fn the_published_address_is_set_once() {
 /// mdBook serves from theme/) are the ones the crate carries and `mdbook-kernlab theme` writes.
 #[test]
 fn the_book_theme_copies_are_current() {
-    let crate_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let crate_dir = repo().join("preprocessors/mdbook-kernlab");
     for (copy, original) in [
         ("theme/kernlab.css", "assets/kernlab.css"),
         ("theme/highlight.js", "assets/highlight.js"),
@@ -485,6 +485,17 @@ fn the_book_theme_copies_are_current() {
             "{copy} differs from the crate's {original}: run `mdbook-kernlab theme theme --replace-highlight-js`"
         );
     }
+}
+
+/// The book's stylesheet for highlighted code is the one the preprocessor writes.
+#[test]
+fn the_committed_syntax_stylesheet_is_current() {
+    let committed =
+        std::fs::read_to_string(repo().join("theme/kernlab-syntax.css")).unwrap_or_default();
+    assert!(
+        committed == mdbook_kernlab::highlight::stylesheet().unwrap(),
+        "theme/kernlab-syntax.css is stale: run `mdbook-kernlab syntax-css > theme/kernlab-syntax.css`"
+    );
 }
 
 /// The patches carry the author configured in data/patches/patchset.yaml, and every patch
