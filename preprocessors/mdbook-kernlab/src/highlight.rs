@@ -9,8 +9,8 @@ use syntect::html::{ClassStyle, ClassedHTMLGenerator, css_for_theme_with_class_s
 use syntect::parsing::{SyntaxReference, SyntaxSet};
 use syntect::util::LinesWithEndings;
 
-use crate::Engine;
 use crate::error::{Outcome, fail};
+use crate::render::Templates;
 
 const CLASS_STYLE: ClassStyle = ClassStyle::SpacedPrefixed { prefix: "kl-" };
 
@@ -108,7 +108,7 @@ struct CodeModel<'a> {
 
 /// A highlighted block for the `code` template. Empty lines get an empty span so that the
 /// HTML never contains a blank line (which would end Markdown's HTML block).
-pub fn render_code(engine: &Engine, language: &str, code: &str) -> Outcome<String> {
+pub fn render_code(templates: &Templates, language: &str, code: &str) -> Outcome<String> {
     let code = if code.ends_with('\n') {
         code.to_string()
     } else {
@@ -130,9 +130,7 @@ pub fn render_code(engine: &Engine, language: &str, code: &str) -> Outcome<Strin
         .trim_end_matches("<span class=\"kl-blank\"></span>")
         .trim_end()
         .to_string();
-    engine
-        .templates
-        .render("code", &CodeModel { language, html })
+    templates.render("code", &CodeModel { language, html })
 }
 
 /// The stylesheet of the directives' HTML and SVG (the crate's `assets/kernlab.css`; a

@@ -213,7 +213,10 @@ impl Engine {
                     Some(l) if highlight::knows(l) => l,
                     _ => "text",
                 };
-                (highlight::render_code(self, language, body), site.line)
+                (
+                    highlight::render_code(&self.templates, language, body),
+                    site.line,
+                )
             }
         };
         match result {

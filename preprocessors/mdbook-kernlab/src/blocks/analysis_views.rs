@@ -7,8 +7,8 @@ use kernlog::resume::Cycle;
 use serde::Deserialize;
 use serde::de::IgnoredAny;
 
+use super::Resources;
 use super::{Cell, Row, TableModel, chart_id, duration};
-use crate::Engine;
 use crate::charts::{Bar, HBar};
 use crate::directive::options;
 use crate::error::{Outcome, fail};
@@ -27,17 +27,17 @@ fn cycle<'a>(analysis: &'a Analysis, index: usize, file: &str) -> Outcome<&'a Cy
 }
 
 fn chart_and_table(
-    engine: &Engine,
+    cx: &Resources<'_>,
     chart: &HBar,
     table: &TableModel,
     show_chart: bool,
 ) -> Outcome<String> {
     let mut html = String::new();
     if show_chart {
-        html.push_str(&engine.templates.render("hbar", &chart.layout())?);
+        html.push_str(&cx.templates.render("hbar", &chart.layout())?);
         html.push('\n');
     }
-    html.push_str(&table.render(engine)?);
+    html.push_str(&table.render(cx)?);
     Ok(html)
 }
 
@@ -55,9 +55,9 @@ struct BringupOptions {
 }
 
 /// Per-CPU bring-up: a Gantt-style chart from each Booting line to `CPUn is up`, and a table.
-pub fn bringup(engine: &Engine, body: &str) -> Outcome<String> {
+pub fn bringup(cx: &Resources<'_>, body: &str) -> Outcome<String> {
     let o: BringupOptions = options(body)?;
-    let analysis = engine.data.analysis(&o.bringup)?;
+    let analysis = cx.data.analysis(&o.bringup)?;
     let c = cycle(&analysis, o.cycle, &o.bringup)?;
     // Measure from `Enabling non-boot CPUs`, or from the first Booting line if the capture
     // starts later.
@@ -151,7 +151,7 @@ pub fn bringup(engine: &Engine, body: &str) -> Outcome<String> {
         axis_label: format!("seconds after {origin_name}"),
         bars,
     };
-    chart_and_table(engine, &chart, &table, o.chart.unwrap_or(true))
+    chart_and_table(cx, &chart, &table, o.chart.unwrap_or(true))
 }
 
 #[derive(Debug, Deserialize)]
@@ -167,9 +167,9 @@ struct TimelineOptions {
 }
 
 /// The phases of one cycle on a time axis, with a table of the same.
-pub fn timeline(engine: &Engine, body: &str) -> Outcome<String> {
+pub fn timeline(cx: &Resources<'_>, body: &str) -> Outcome<String> {
     let o: TimelineOptions = options(body)?;
-    let analysis = engine.data.analysis(&o.timeline)?;
+    let analysis = cx.data.analysis(&o.timeline)?;
     let c = cycle(&analysis, o.cycle, &o.timeline)?;
     let first = c.phases.first().ok_or_else(|| {
         fail(
@@ -218,7 +218,7 @@ pub fn timeline(engine: &Engine, body: &str) -> Outcome<String> {
         ),
         bars,
     };
-    chart_and_table(engine, &chart, &table, true)
+    chart_and_table(cx, &chart, &table, true)
 }
 
 #[derive(Debug, Deserialize)]
@@ -238,7 +238,7 @@ struct CompareOptions {
 }
 
 /// One value from several files, grouped (e.g. five runs before and after a patch).
-pub fn compare(engine: &Engine, body: &str) -> Outcome<String> {
+pub fn compare(cx: &Resources<'_>, body: &str) -> Outcome<String> {
     let o: CompareOptions = options(body)?;
     let unit = Unit::parse(o.unit.as_deref().unwrap_or("ms"))?;
     let digits = match o.digits {
@@ -255,10 +255,10 @@ pub fn compare(engine: &Engine, body: &str) -> Outcome<String> {
                 "write e.g. `compare: {before: dmesg/before-*.log, after: dmesg/after-*.log}`",
             ));
         };
-        let files = engine.data.glob(pattern)?;
+        let files = cx.data.glob(pattern)?;
         let mut values = Vec::new();
         for file in &files {
-            let q = lookup(&format!("{file}#{}", o.value), &engine.data)?;
+            let q = lookup(&format!("{file}#{}", o.value), cx.data)?;
             let [q] = q.as_slice() else {
                 return Err(fail(
                     format!("`{file}#{}` has {} values, not one", o.value, q.len()),
@@ -306,7 +306,7 @@ pub fn compare(engine: &Engine, body: &str) -> Outcome<String> {
         axis_label: unit.suffix().trim().to_string(),
         bars,
     };
-    chart_and_table(engine, &chart, &table, o.chart.unwrap_or(true))
+    chart_and_table(cx, &chart, &table, o.chart.unwrap_or(true))
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -341,9 +341,9 @@ fn ms_text(us: f64) -> String {
 }
 
 /// trace-cmd function_graph statistics: per function or per task, or a histogram.
-pub fn trace(engine: &Engine, body: &str) -> Outcome<String> {
+pub fn trace(cx: &Resources<'_>, body: &str) -> Outcome<String> {
     let o: TraceOptions = options(body)?;
-    let analysis = engine.data.analysis(&o.trace)?;
+    let analysis = cx.data.analysis(&o.trace)?;
     let stats = &analysis.trace;
     if stats.lines == 0 {
         return Err(fail(
@@ -381,7 +381,7 @@ pub fn trace(engine: &Engine, body: &str) -> Outcome<String> {
                     Cell::num(ms_text(d.min_us)),
                 ]));
             }
-            table.render(engine)
+            table.render(cx)
         }
         TraceView::Histogram => {
             let function = o.function.as_deref().ok_or_else(|| {
@@ -414,7 +414,7 @@ pub fn trace(engine: &Engine, body: &str) -> Outcome<String> {
                 axis_label: "calls".into(),
                 bars,
             };
-            engine.templates.render("hbar", &chart.layout())
+            cx.templates.render("hbar", &chart.layout())
         }
     }
 }

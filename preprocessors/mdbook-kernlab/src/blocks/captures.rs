@@ -5,8 +5,8 @@ use kernlog::captures::{self, CaptureError};
 use serde::Deserialize;
 use serde::de::IgnoredAny;
 
+use super::Resources;
 use super::{Cell, Row, TableModel, chart_id};
-use crate::Engine;
 use crate::charts::{Bar, HBar};
 use crate::directive::options;
 use crate::error::{Failure, Outcome, fail};
@@ -30,9 +30,9 @@ struct HistogramOptions {
     _caption: Option<IgnoredAny>,
 }
 
-pub fn histogram(engine: &Engine, body: &str) -> Outcome<String> {
+pub fn histogram(cx: &Resources<'_>, body: &str) -> Outcome<String> {
     let o: HistogramOptions = options(body)?;
-    let text = engine.data.text(&o.histogram)?;
+    let text = cx.data.text(&o.histogram)?;
     let h = captures::parse_bucket_histogram(&text).map_err(|e| capture_error(&o.histogram, e))?;
     if h.buckets.is_empty() {
         return Err(fail(
@@ -81,7 +81,7 @@ pub fn histogram(engine: &Engine, body: &str) -> Outcome<String> {
         axis_label: "calls".into(),
         bars,
     };
-    engine.templates.render("hbar", &chart.layout())
+    cx.templates.render("hbar", &chart.layout())
 }
 
 #[derive(Debug, Deserialize)]
@@ -97,9 +97,9 @@ struct CountsOptions {
     _caption: Option<IgnoredAny>,
 }
 
-pub fn counts(engine: &Engine, body: &str) -> Outcome<String> {
+pub fn counts(cx: &Resources<'_>, body: &str) -> Outcome<String> {
     let o: CountsOptions = options(body)?;
-    let text = engine.data.text(&o.counts)?;
+    let text = cx.data.text(&o.counts)?;
     let mut rows = captures::parse_counts(&text).map_err(|e| capture_error(&o.counts, e))?;
     rows.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
     let mut table = TableModel::new(
@@ -113,7 +113,7 @@ pub fn counts(engine: &Engine, body: &str) -> Outcome<String> {
             Cell::num(count.to_string()),
         ]));
     }
-    table.render(engine)
+    table.render(cx)
 }
 
 #[derive(Debug, Deserialize)]
@@ -131,9 +131,9 @@ struct CountsDiffOptions {
     _caption: Option<IgnoredAny>,
 }
 
-pub fn counts_diff(engine: &Engine, body: &str) -> Outcome<String> {
+pub fn counts_diff(cx: &Resources<'_>, body: &str) -> Outcome<String> {
     let o: CountsDiffOptions = options(body)?;
-    let text = engine.data.text(&o.counts_diff)?;
+    let text = cx.data.text(&o.counts_diff)?;
     let rows = captures::parse_count_diff(&text).map_err(|e| capture_error(&o.counts_diff, e))?;
     let [left, right] = o.sides.unwrap_or(["left".into(), "right".into()]);
     let mut table = TableModel::new(
@@ -166,7 +166,7 @@ pub fn counts_diff(engine: &Engine, body: &str) -> Outcome<String> {
             Cell::num(difference),
         ]));
     }
-    table.render(engine)
+    table.render(cx)
 }
 
 #[derive(Debug, Deserialize)]
@@ -181,9 +181,9 @@ struct BisectOptions {
     _caption: Option<IgnoredAny>,
 }
 
-pub fn bisect(engine: &Engine, body: &str) -> Outcome<String> {
+pub fn bisect(cx: &Resources<'_>, body: &str) -> Outcome<String> {
     let o: BisectOptions = options(body)?;
-    let text = engine.data.text(&o.bisect)?;
+    let text = cx.data.text(&o.bisect)?;
     let log = captures::parse_bisect_log(&text).map_err(|e| capture_error(&o.bisect, e))?;
     if log.steps.is_empty() {
         return Err(fail(
@@ -224,5 +224,5 @@ pub fn bisect(engine: &Engine, body: &str) -> Outcome<String> {
             ],
         });
     }
-    table.render(engine)
+    table.render(cx)
 }

@@ -7,7 +7,7 @@ use regex::Regex;
 use serde::de::IgnoredAny;
 use serde::{Deserialize, Serialize};
 
-use crate::Engine;
+use super::Resources;
 use crate::directive::options;
 use crate::error::{Outcome, fail};
 use crate::render::escape;
@@ -257,10 +257,10 @@ fn check_text(file: &str, text: &str) -> Outcome<()> {
     Ok(())
 }
 
-pub fn render(engine: &Engine, body: &str) -> Outcome<String> {
+pub fn render(cx: &Resources<'_>, body: &str) -> Outcome<String> {
     let o: LogOptions = options(body)?;
     check_options(&o)?;
-    let text = engine.data.text(&o.log)?;
+    let text = cx.data.text(&o.log)?;
     check_text(&o.log, &text)?;
     let all = read_lines(&text);
     if all.is_empty() {
@@ -351,7 +351,7 @@ pub fn render(engine: &Engine, body: &str) -> Outcome<String> {
             "select a part with `lines: A-B`, `from`/`to`, `match` or `time`, or raise the limit with `max_lines: N`",
         ));
     }
-    let gap_ms = o.gap_ms.unwrap_or(engine.config.gap_ms);
+    let gap_ms = o.gap_ms.unwrap_or(cx.gap_ms);
     let show_deltas = o.deltas.unwrap_or(true);
     let mut rows = Vec::with_capacity(shown.len());
     let mut previous: Option<(Time, u64)> = None;
@@ -412,7 +412,7 @@ pub fn render(engine: &Engine, body: &str) -> Outcome<String> {
     let segments = fold(rows, &keep, o.fold);
     let resolution = shown.iter().map(|l| l.resolution_us).max().unwrap_or(0);
     let clock = shown.iter().find_map(|l| l.time).map(|t| t.clock);
-    engine.templates.render(
+    cx.templates.render(
         "log",
         &Model {
             label: format!(
@@ -507,11 +507,11 @@ struct SourceOptions {
     _caption: Option<IgnoredAny>,
 }
 
-pub fn render_source(engine: &Engine, body: &str) -> Outcome<String> {
+pub fn render_source(cx: &Resources<'_>, body: &str) -> Outcome<String> {
     let o: SourceOptions = options(body)?;
     let store = match o.root.as_deref() {
-        None | Some("data") => &engine.data,
-        Some("src") => &engine.src,
+        None | Some("data") => cx.data,
+        Some("src") => cx.src,
         Some(other) => {
             return Err(fail(
                 format!("`root: {other}` is not a known root"),
@@ -542,7 +542,7 @@ pub fn render_source(engine: &Engine, body: &str) -> Outcome<String> {
         }
         None => text.to_string(),
     };
-    crate::highlight::render_code(engine, &language, &excerpt)
+    crate::highlight::render_code(cx.templates, &language, &excerpt)
 }
 
 #[cfg(test)]

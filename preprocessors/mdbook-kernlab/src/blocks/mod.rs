@@ -22,8 +22,21 @@ use serde::Serialize;
 
 use crate::Engine;
 use crate::book_index::BookIndex;
+use crate::data::DataStore;
 use crate::directive::common;
 use crate::error::{Failure, Outcome};
+use crate::render::Templates;
+
+/// What a block renderer works with: the data it reads and the templates it writes with;
+/// nothing else of the engine.
+pub struct Resources<'a> {
+    pub data: &'a DataStore,
+    /// The book's sources, for `source:` blocks that show files the site serves.
+    pub src: &'a DataStore,
+    pub templates: &'a Templates,
+    /// Gaps at least this long are shaded in log views unless a block says otherwise.
+    pub gap_ms: f64,
+}
 
 /// Render a block: its HTML, wrapped in a numbered figure when it has a caption.
 pub fn render(
@@ -34,24 +47,30 @@ pub fn render(
     chapter: &str,
 ) -> Outcome<String> {
     let c = common(body)?;
+    let cx = &Resources {
+        data: &engine.data,
+        src: &engine.src,
+        templates: &engine.templates,
+        gap_ms: engine.config.gap_ms,
+    };
     let inner = match c.kind {
-        "log" => log::render(engine, body)?,
-        "source" => log::render_source(engine, body)?,
-        "bringup" => analysis_views::bringup(engine, body)?,
-        "timeline" => analysis_views::timeline(engine, body)?,
-        "compare" => analysis_views::compare(engine, body)?,
-        "trace" => analysis_views::trace(engine, body)?,
-        "probes" => probes::table(engine, body)?,
-        "probe-map" => probes::probe_map(engine, body)?,
-        "mtrr" => mtrr::render(engine, body)?,
-        "deftype" => mtrr::deftype(engine, body)?,
-        "histogram" => captures::histogram(engine, body)?,
-        "counts" => captures::counts(engine, body)?,
-        "counts-diff" => captures::counts_diff(engine, body)?,
-        "bisect" => captures::bisect(engine, body)?,
-        "table" => tables::table(engine, body)?,
-        "ranges" => tables::ranges(engine, body)?,
-        "catalog" => tables::catalog(engine, body, index, chapter)?,
+        "log" => log::render(cx, body)?,
+        "source" => log::render_source(cx, body)?,
+        "bringup" => analysis_views::bringup(cx, body)?,
+        "timeline" => analysis_views::timeline(cx, body)?,
+        "compare" => analysis_views::compare(cx, body)?,
+        "trace" => analysis_views::trace(cx, body)?,
+        "probes" => probes::table(cx, body)?,
+        "probe-map" => probes::probe_map(cx, body)?,
+        "mtrr" => mtrr::render(cx, body)?,
+        "deftype" => mtrr::deftype(cx, body)?,
+        "histogram" => captures::histogram(cx, body)?,
+        "counts" => captures::counts(cx, body)?,
+        "counts-diff" => captures::counts_diff(cx, body)?,
+        "bisect" => captures::bisect(cx, body)?,
+        "table" => tables::table(cx, body)?,
+        "ranges" => tables::ranges(cx, body)?,
+        "catalog" => tables::catalog(cx, body, index, chapter)?,
         other => {
             return Err(Failure::new(format!(
                 "directive `{other}` is not implemented"
@@ -67,7 +86,7 @@ pub fn render(
         label: &'a str,
     }
     let id = c.id.unwrap_or_default();
-    engine.templates.render(
+    cx.templates.render(
         "figure",
         &Figure {
             kind: c.kind,
@@ -165,8 +184,8 @@ impl TableModel {
         self
     }
 
-    pub fn render(&self, engine: &Engine) -> Outcome<String> {
-        engine.templates.render("table", self)
+    pub fn render(&self, cx: &Resources<'_>) -> Outcome<String> {
+        cx.templates.render("table", self)
     }
 }
 

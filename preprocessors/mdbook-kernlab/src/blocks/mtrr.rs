@@ -7,8 +7,8 @@ use kernlog::mtrr::{
 use serde::Deserialize;
 use serde::de::IgnoredAny;
 
+use super::Resources;
 use super::{Cell, Row, TableModel};
-use crate::Engine;
 use crate::directive::options;
 use crate::error::{Outcome, fail};
 
@@ -48,9 +48,9 @@ fn deftype_text(d: &DefType) -> String {
     format!("{:#x} ({})", d.raw, d.default_type)
 }
 
-pub fn render(engine: &Engine, body: &str) -> Outcome<String> {
+pub fn render(cx: &Resources<'_>, body: &str) -> Outcome<String> {
     let o: MtrrOptions = options(body)?;
-    let analysis = engine.data.analysis(&o.mtrr)?;
+    let analysis = cx.data.analysis(&o.mtrr)?;
     let view = o.show.unwrap_or(MtrrView::Changes);
     let cycle_report;
     let m = match o.cycle {
@@ -80,11 +80,11 @@ pub fn render(engine: &Engine, body: &str) -> Outcome<String> {
         }
     };
     match view {
-        MtrrView::Changes => changes(engine, &o, m),
-        MtrrView::Diff => diff(engine, &o, m),
-        MtrrView::Boot => boot(engine, &o, m),
-        MtrrView::Proc => proc(engine, &o, m),
-        MtrrView::Rendezvous => rendezvous(engine, &o, &analysis),
+        MtrrView::Changes => changes(cx, &o, m),
+        MtrrView::Diff => diff(cx, &o, m),
+        MtrrView::Boot => boot(cx, &o, m),
+        MtrrView::Proc => proc(cx, &o, m),
+        MtrrView::Rendezvous => rendezvous(cx, &o, &analysis),
     }
 }
 
@@ -95,7 +95,7 @@ fn no_runs(file: &str) -> crate::error::Failure {
     )
 }
 
-fn changes(engine: &Engine, o: &MtrrOptions, m: &MtrrReport) -> Outcome<String> {
+fn changes(cx: &Resources<'_>, o: &MtrrOptions, m: &MtrrReport) -> Outcome<String> {
     if m.runs.is_empty() {
         return Err(no_runs(&o.mtrr));
     }
@@ -157,11 +157,15 @@ fn changes(engine: &Engine, o: &MtrrOptions, m: &MtrrReport) -> Outcome<String> 
         }
         table.rows.extend(groups.iter().map(|g| row(g)));
     }
-    table.render(engine)
+    table.render(cx)
 }
 
 /// MTRR runs per step of the bring-up, as a chart and a table.
-fn rendezvous(engine: &Engine, o: &MtrrOptions, analysis: &kernlog::Analysis) -> Outcome<String> {
+fn rendezvous(
+    cx: &Resources<'_>,
+    o: &MtrrOptions,
+    analysis: &kernlog::Analysis,
+) -> Outcome<String> {
     if analysis.mtrr.runs.is_empty() {
         return Err(no_runs(&o.mtrr));
     }
@@ -209,13 +213,13 @@ fn rendezvous(engine: &Engine, o: &MtrrOptions, analysis: &kernlog::Analysis) ->
         axis_label: "MTRR checks".into(),
         bars,
     };
-    let mut html = engine.templates.render("hbar", &chart.layout())?;
+    let mut html = cx.templates.render("hbar", &chart.layout())?;
     html.push('\n');
-    html.push_str(&table.render(engine)?);
+    html.push_str(&table.render(cx)?);
     Ok(html)
 }
 
-fn diff(engine: &Engine, o: &MtrrOptions, m: &MtrrReport) -> Outcome<String> {
+fn diff(cx: &Resources<'_>, o: &MtrrOptions, m: &MtrrReport) -> Outcome<String> {
     let cpu = o.cpu.unwrap_or(0);
     let run = m
         .runs
@@ -273,7 +277,7 @@ fn diff(engine: &Engine, o: &MtrrOptions, m: &MtrrReport) -> Outcome<String> {
             Cell::text(a.mem_type.to_string()),
         ]));
     }
-    table.render(engine)
+    table.render(cx)
 }
 
 /// A table of address ranges: register, range, size, memory type.
@@ -281,7 +285,7 @@ fn range_table(title: String) -> TableModel {
     TableModel::new(title, &["register", "range", "size", "type"])
 }
 
-fn boot(engine: &Engine, o: &MtrrOptions, m: &MtrrReport) -> Outcome<String> {
+fn boot(cx: &Resources<'_>, o: &MtrrOptions, m: &MtrrReport) -> Outcome<String> {
     let t = m.boot_tables.first().ok_or_else(|| {
         fail(
             format!("`{}` has no boot-time MTRR table", o.mtrr),
@@ -320,10 +324,10 @@ fn boot(engine: &Engine, o: &MtrrOptions, m: &MtrrReport) -> Outcome<String> {
             Cell::text(""),
         ]));
     }
-    table.render(engine)
+    table.render(cx)
 }
 
-fn proc(engine: &Engine, o: &MtrrOptions, m: &MtrrReport) -> Outcome<String> {
+fn proc(cx: &Resources<'_>, o: &MtrrOptions, m: &MtrrReport) -> Outcome<String> {
     let dump = m.proc_dumps.first().ok_or_else(|| {
         fail(
             format!("`{}` has no /proc/mtrr lines", o.mtrr),
@@ -339,7 +343,7 @@ fn proc(engine: &Engine, o: &MtrrOptions, m: &MtrrReport) -> Outcome<String> {
             e.mem_type,
         ));
     }
-    table.render(engine)
+    table.render(cx)
 }
 
 /// One row of a register table: name, address range, size, memory type.
@@ -378,7 +382,7 @@ struct DeftypeOptions {
 
 /// IA32_MTRR_DEF_TYPE decoded: given values, or each CPU's value before and after its first
 /// rewrite in a capture.
-pub fn deftype(engine: &Engine, body: &str) -> Outcome<String> {
+pub fn deftype(cx: &Resources<'_>, body: &str) -> Outcome<String> {
     let o: DeftypeOptions = options(body)?;
     let mut table = TableModel::new(
         "IA32_MTRR_DEF_TYPE decoded",
@@ -427,7 +431,7 @@ pub fn deftype(engine: &Engine, body: &str) -> Outcome<String> {
             }
         }
         yaml_serde::Value::String(file) => {
-            let analysis = engine.data.analysis(&file)?;
+            let analysis = cx.data.analysis(&file)?;
             let m = &analysis.mtrr;
             if m.runs.is_empty() {
                 return Err(no_runs(&file));
@@ -459,7 +463,7 @@ pub fn deftype(engine: &Engine, body: &str) -> Outcome<String> {
             "list values like [0xc00, 0xc06]",
         ));
     }
-    table.render(engine)
+    table.render(cx)
 }
 
 #[cfg(test)]

@@ -6,8 +6,8 @@ use kernlog::probes::ProbeResult;
 use serde::Deserialize;
 use serde::de::IgnoredAny;
 
+use super::Resources;
 use super::{Cell, Row, TableModel, chart_id, duration};
-use crate::Engine;
 use crate::directive::options;
 use crate::error::{Outcome, fail};
 use crate::heatmap::{HeatGroup, HeatRow, Heatmap, cell_text};
@@ -46,9 +46,9 @@ struct ProbeOptions {
 }
 
 /// Delay-loop probes: one row per probe point, one column per CPU; slow cells marked.
-pub fn table(engine: &Engine, body: &str) -> Outcome<String> {
+pub fn table(cx: &Resources<'_>, body: &str) -> Outcome<String> {
     let o: ProbeOptions = options(body)?;
-    let analysis = engine.data.analysis(&o.probes)?;
+    let analysis = cx.data.analysis(&o.probes)?;
     let points = points(&analysis, &o.probes)?;
     let cpus = cpus(analysis.probes.iter());
     let mut headers = vec!["probe point".to_string()];
@@ -84,7 +84,7 @@ pub fn table(engine: &Engine, body: &str) -> Outcome<String> {
         }
         table.rows.push(Row::new(cells));
     }
-    table.render(engine)
+    table.render(cx)
 }
 
 #[derive(Debug, Deserialize)]
@@ -101,7 +101,7 @@ struct ProbeMapOptions {
 
 /// Several logs' probes in one heat map: a row per probe point (grouped by log), a column
 /// per CPU, each cell the delay-loop time in ms, shaded by its decade.
-pub fn probe_map(engine: &Engine, body: &str) -> Outcome<String> {
+pub fn probe_map(cx: &Resources<'_>, body: &str) -> Outcome<String> {
     let o: ProbeMapOptions = options(body)?;
     if o.probe_map.is_empty() {
         return Err(fail(
@@ -117,7 +117,7 @@ pub fn probe_map(engine: &Engine, body: &str) -> Outcome<String> {
                 "quote a label that is a number or holds `: `",
             ));
         };
-        logs.push((label, file, engine.data.analysis(file)?));
+        logs.push((label, file, cx.data.analysis(file)?));
     }
     let cpus = cpus(logs.iter().flat_map(|(_, _, a)| a.probes.iter()));
     let mut groups = Vec::new();
@@ -165,5 +165,5 @@ pub fn probe_map(engine: &Engine, body: &str) -> Outcome<String> {
         columns: cpus.iter().map(|c| format!("CPU{c}")).collect(),
         groups,
     };
-    engine.templates.render("heatmap", &map.layout())
+    cx.templates.render("heatmap", &map.layout())
 }

@@ -4,8 +4,8 @@ use serde::Deserialize;
 use serde::de::IgnoredAny;
 use serde_json::Value;
 
+use super::Resources;
 use super::{Cell, Row, TableModel, chart_id};
-use crate::Engine;
 use crate::charts::{Bar, HBar};
 use crate::directive::options;
 use crate::error::{Outcome, fail};
@@ -60,9 +60,9 @@ fn cell_text(v: &Value) -> String {
     }
 }
 
-pub fn table(engine: &Engine, body: &str) -> Outcome<String> {
+pub fn table(cx: &Resources<'_>, body: &str) -> Outcome<String> {
     let o: TableOptions = options(body)?;
-    let doc = engine.data.document(&o.table)?;
+    let doc = cx.data.document(&o.table)?;
     let pointer = o.rows.as_deref().unwrap_or("/rows");
     let items = rows(&doc, pointer, &o.table)?;
     let headers: Vec<String> = o
@@ -85,7 +85,7 @@ pub fn table(engine: &Engine, body: &str) -> Outcome<String> {
         }
         table.rows.push(Row::new(cells));
     }
-    table.render(engine)
+    table.render(cx)
 }
 
 #[derive(Debug, Deserialize)]
@@ -106,9 +106,9 @@ struct RangesOptions {
 }
 
 /// One bar per [low, high] pair of each row (rows without pairs are listed as "no data").
-pub fn ranges(engine: &Engine, body: &str) -> Outcome<String> {
+pub fn ranges(cx: &Resources<'_>, body: &str) -> Outcome<String> {
     let o: RangesOptions = options(body)?;
-    let doc = engine.data.document(&o.ranges)?;
+    let doc = cx.data.document(&o.ranges)?;
     let pointer = o.rows.as_deref().unwrap_or("/rows");
     let items = rows(&doc, pointer, &o.ranges)?;
     let mut bars = Vec::new();
@@ -174,9 +174,9 @@ pub fn ranges(engine: &Engine, body: &str) -> Outcome<String> {
         axis_label: o.unit.unwrap_or_default(),
         bars,
     };
-    let mut html = engine.templates.render("hbar", &chart.layout())?;
+    let mut html = cx.templates.render("hbar", &chart.layout())?;
     html.push('\n');
-    html.push_str(&table.render(engine)?);
+    html.push_str(&table.render(cx)?);
     Ok(html)
 }
 
@@ -196,13 +196,13 @@ struct CatalogOptions {
 
 /// The data catalog: one row per manifest entry, with the chapters that render the file.
 pub fn catalog(
-    engine: &Engine,
+    cx: &Resources<'_>,
     body: &str,
     index: &crate::book_index::BookIndex,
     chapter: &str,
 ) -> Outcome<String> {
     let o: CatalogOptions = options(body)?;
-    let doc = engine.data.document(&o.catalog)?;
+    let doc = cx.data.document(&o.catalog)?;
     let entries = doc.as_array().ok_or_else(|| {
         fail(
             format!("`{}` is not a list of entries", o.catalog),
@@ -223,7 +223,7 @@ pub fn catalog(
                 "every manifest entry names its file",
             ));
         }
-        engine.data.resolve(&path).map_err(|_| {
+        cx.data.resolve(&path).map_err(|_| {
             fail(
                 format!(
                     "`{}` lists `{path}`, which is not in the data directory",
@@ -267,7 +267,7 @@ pub fn catalog(
             },
         ]));
     }
-    table.render(engine)
+    table.render(cx)
 }
 
 #[cfg(test)]
