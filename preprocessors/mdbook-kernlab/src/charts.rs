@@ -67,14 +67,16 @@ struct BarSvg {
     class: &'static str,
 }
 
-const WIDTH: f64 = 720.0;
+/// The width of every chart: the text column of an mdBook page.
+pub(crate) const WIDTH: f64 = 720.0;
 const ROW: f64 = 26.0;
 const BAR: f64 = 16.0;
 const TOP: f64 = 10.0;
 const AXIS: f64 = 40.0;
 const CHAR: f64 = 7.2;
 
-fn f1(v: f64) -> String {
+/// A coordinate as the SVG shows it: one decimal, so that the same data gives the same bytes.
+pub(crate) fn f1(v: f64) -> String {
     format!("{v:.1}")
 }
 

@@ -5,6 +5,8 @@
 
 use serde::Serialize;
 
+use crate::charts::{WIDTH, f1};
+
 /// One row: a label and one value (or none) per column.
 #[derive(Debug, Clone, PartialEq)]
 pub struct HeatRow {
@@ -102,7 +104,6 @@ struct CellSvg {
     dark: bool,
 }
 
-const WIDTH: f64 = 720.0;
 const ROW: f64 = 24.0;
 const HEADING: f64 = 26.0;
 const TOP: f64 = 22.0;
@@ -113,10 +114,6 @@ const MAX_LEFT: f64 = 400.0;
 const LEGEND_LEFT: f64 = 110.0;
 /// Colour classes: the decades of the data are spread over this many shades.
 const SHADES: usize = 6;
-
-fn f1(v: f64) -> String {
-    format!("{v:.1}")
-}
 
 /// A value as printed in a cell: three significant digits at most, no exponent.
 pub fn cell_text(v: f64) -> String {
