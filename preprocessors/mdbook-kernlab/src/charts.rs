@@ -26,14 +26,36 @@ pub struct HBar {
     pub bars: Vec<Bar>,
 }
 
+/// What every chart's `<svg>` element carries: ids for its title and description (read by
+/// screen readers), and its size.
 #[derive(Debug, Serialize)]
-pub struct HBarSvg {
+pub(crate) struct Frame {
     id: String,
     title: String,
     desc: String,
-    width: u32,
+    pub(crate) width: u32,
     height: u32,
     view_box: String,
+}
+
+impl Frame {
+    pub(crate) fn new(id: &str, title: &str, desc: &str, width: f64, height: f64) -> Self {
+        let (width, height) = (width as u32, height as u32);
+        Frame {
+            id: id.to_string(),
+            title: title.to_string(),
+            desc: desc.to_string(),
+            width,
+            height,
+            view_box: format!("0 0 {width} {height}"),
+        }
+    }
+}
+
+#[derive(Debug, Serialize)]
+pub struct HBarSvg {
+    #[serde(flatten)]
+    frame: Frame,
     plot_left: String,
     plot_right: String,
     plot_bottom: String,
@@ -175,12 +197,7 @@ impl HBar {
             })
             .collect();
         HBarSvg {
-            id: self.id.clone(),
-            title: self.title.clone(),
-            desc: self.desc.clone(),
-            width: WIDTH as u32,
-            height: height as u32,
-            view_box: format!("0 0 {} {}", WIDTH as u32, height as u32),
+            frame: Frame::new(&self.id, &self.title, &self.desc, WIDTH, height),
             plot_left: f1(left),
             plot_right: f1(right),
             plot_bottom: f1(plot_bottom),

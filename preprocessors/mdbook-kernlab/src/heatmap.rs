@@ -5,7 +5,7 @@
 
 use serde::Serialize;
 
-use crate::charts::{WIDTH, f1};
+use crate::charts::{Frame, WIDTH, f1};
 
 /// One row: a label and one value (or none) per column.
 #[derive(Debug, Clone, PartialEq)]
@@ -35,12 +35,8 @@ pub struct Heatmap {
 
 #[derive(Debug, Serialize)]
 pub struct HeatmapSvg {
-    id: String,
-    title: String,
-    desc: String,
-    width: u32,
-    height: u32,
-    view_box: String,
+    #[serde(flatten)]
+    frame: Frame,
     columns: Vec<TextSvg>,
     /// Group headings and rows in reading order.
     lines: Vec<LineSvg>,
@@ -273,12 +269,7 @@ impl Heatmap {
             .unwrap_or_default();
         let height = y + ROW + 8.0;
         HeatmapSvg {
-            id: self.id.clone(),
-            title: self.title.clone(),
-            desc: self.desc.clone(),
-            width: width as u32,
-            height: height as u32,
-            view_box: format!("0 0 {} {}", width as u32, height as u32),
+            frame: Frame::new(&self.id, &self.title, &self.desc, width, height),
             columns,
             lines,
             legend,
@@ -358,7 +349,11 @@ mod tests {
             let svg = map(&values).layout();
             let last = svg.legend.last().unwrap();
             let right = last.x.parse::<f64>().unwrap() + last.width.parse::<f64>().unwrap();
-            assert!(right <= f64::from(svg.width), "{right} > {}", svg.width);
+            assert!(
+                right <= f64::from(svg.frame.width),
+                "{right} > {}",
+                svg.frame.width
+            );
         }
     }
 
