@@ -1,6 +1,10 @@
 //! What one kernel message means to the cycle tracker: entry, freeze, CPUs going down and
 //! up, wake, thaw, exit, or a failure that abandons the attempt. Pure functions of the text.
 
+use std::sync::LazyLock;
+
+use memchr::memmem;
+
 use super::model::SleepMode;
 /// What a record means to the tracker.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -83,7 +87,16 @@ pub(super) fn classify(m: &str) -> Option<Marker> {
 /// `nvidia 0000:01:00.0: PM: pci_pm_suspend(): nv_pmops_suspend [nvidia] returns -5`): a
 /// suspend callback that failed abandons the attempt. Failed resume callbacks do not.
 pub(super) fn classify_device_pm(m: &str) -> Option<Marker> {
-    let (_, rest) = m.split_once(": PM: ")?;
+    // Every line that is no marker comes here: first the cheap test that it ends with an
+    // error number (` -16`), then one precompiled search.
+    let digits = m.bytes().rev().take_while(u8::is_ascii_digit).count();
+    if digits == 0 || !m[..m.len() - digits].ends_with(" -") {
+        return None;
+    }
+    static DEVICE_PM: LazyLock<memmem::Finder<'static>> =
+        LazyLock::new(|| memmem::Finder::new(b": PM: "));
+    let at = DEVICE_PM.find(m.as_bytes())?;
+    let rest = &m[at + ": PM: ".len()..];
     if rest.starts_with("failed to suspend") {
         return Some(Marker::Aborted);
     }
