@@ -1,5 +1,7 @@
 //! Book build time with and without the preprocessor, and a warm rebuild after a data
-//! edit. Run with `cargo bench -p mdbook-kernlab`. Targets: ratio <= 1.5x, warm rebuild < 1 s.
+//! edit. Run with `cargo bench -p mdbook-kernlab`. Targets: `mdbook build` with the binary
+//! within 2.5x of mdBook alone, the preprocessor's own work under 50 ms, a warm rebuild after
+//! a data edit under 0.5 s.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -96,7 +98,12 @@ fn main() {
     let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
-    for part in ["src", "data", "theme"] {
+    for part in [
+        "src",
+        "data",
+        "theme",
+        "preprocessors/mdbook-kernlab/assets",
+    ] {
         copy(&repo.join(part), &root.join(part));
     }
     let toml = std::fs::read_to_string(repo.join("book.toml")).unwrap();
@@ -116,7 +123,12 @@ fn main() {
     // chapters replaced by their rendered Markdown, built without the preprocessor. No
     // preprocessor, however fast, can make the book build faster than this.
     let rendered = tempfile::tempdir().unwrap();
-    for part in ["src", "data", "theme"] {
+    for part in [
+        "src",
+        "data",
+        "theme",
+        "preprocessors/mdbook-kernlab/assets",
+    ] {
         copy(&root.join(part), &rendered.path().join(part));
     }
     std::fs::write(rendered.path().join("book.toml"), &plain).unwrap();
@@ -132,13 +144,13 @@ fn main() {
     let warm = build(root, true);
     println!("book without preprocessor: {without:.3} s");
     println!("book with preprocessor:    {with:.3} s (first build in this process {cold:.3} s)");
-    println!("ratio: {:.2}x (target <= 1.5x)", with / without);
-    println!("the preprocessor's own work: {alone:.3} s");
+    println!("ratio: {:.2}x", with / without);
+    println!("the preprocessor's own work: {alone:.3} s (target < 0.050 s)");
     println!(
         "mdBook alone on the rendered pages: {floor:.3} s, {:.2}x the plain book: the lowest ratio any preprocessor could reach",
         floor / without
     );
-    println!("warm rebuild after a data edit: {warm:.3} s (target < 1 s)");
+    println!("warm rebuild after a data edit: {warm:.3} s (target < 0.5 s)");
     cli(root, &toml, &plain);
 }
 
@@ -190,7 +202,7 @@ fn cli(root: &Path, toml: &str, plain: &str) {
     std::fs::write(root.join("book.toml"), with_binary).unwrap();
     let with = best(5, run);
     println!(
-        "mdbook build (separate processes): {without:.3} s without, {with:.3} s with, ratio {:.2}x",
+        "mdbook build (separate processes): {without:.3} s without, {with:.3} s with, ratio {:.2}x (target <= 2.5x)",
         with / without
     );
 }
