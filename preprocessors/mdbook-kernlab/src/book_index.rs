@@ -145,7 +145,7 @@ impl BookIndex {
         let Ok(Value::Object(map)) = yaml_serde::from_str::<Value>(body) else {
             return;
         };
-        for (kind, _) in KINDS {
+        for (kind, _, _) in KINDS {
             match map.get(kind) {
                 Some(Value::String(file)) => self.record_use(file, chapter),
                 Some(Value::Object(groups)) => {

@@ -29,31 +29,49 @@ impl FigureKind {
     }
 }
 
-/// The kinds, the option that names each, and how it is numbered.
-pub const KINDS: [(&str, FigureKind); 17] = [
-    ("log", FigureKind::Listing),
-    ("source", FigureKind::Listing),
-    ("bringup", FigureKind::Figure),
-    ("timeline", FigureKind::Figure),
-    ("compare", FigureKind::Figure),
-    ("ranges", FigureKind::Figure),
-    ("histogram", FigureKind::Figure),
-    ("trace", FigureKind::Table),
-    ("mtrr", FigureKind::Table),
-    ("deftype", FigureKind::Table),
-    ("probes", FigureKind::Table),
-    ("probe-map", FigureKind::Figure),
-    ("counts", FigureKind::Table),
-    ("counts-diff", FigureKind::Table),
-    ("bisect", FigureKind::Table),
-    ("table", FigureKind::Table),
-    ("catalog", FigureKind::Table),
-];
+/// The block kinds, each listed once: its variant, the key that names it in a block, and how
+/// it is numbered. The renderers match on [`Kind`], so the compiler asks for a renderer for
+/// every kind listed here.
+macro_rules! kinds {
+    ($($variant:ident $name:literal $figure:ident,)*) => {
+        /// A block kind.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum Kind {
+            $($variant,)*
+        }
+
+        /// Every kind: the key that names it, how it is numbered, the kind.
+        pub const KINDS: [(&str, FigureKind, Kind); [$($name),*].len()] =
+            [$(($name, FigureKind::$figure, Kind::$variant),)*];
+    };
+}
+
+kinds! {
+    Log "log" Listing,
+    Source "source" Listing,
+    Bringup "bringup" Figure,
+    Timeline "timeline" Figure,
+    Compare "compare" Figure,
+    Ranges "ranges" Figure,
+    Histogram "histogram" Figure,
+    Trace "trace" Table,
+    Mtrr "mtrr" Table,
+    Deftype "deftype" Table,
+    Probes "probes" Table,
+    ProbeMap "probe-map" Figure,
+    Counts "counts" Table,
+    CountsDiff "counts-diff" Table,
+    Bisect "bisect" Table,
+    Table "table" Table,
+    Catalog "catalog" Table,
+}
 
 /// What every block has besides its kind's options.
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Common {
+    /// The key that names the kind (`log`, ...).
     pub kind: &'static str,
+    pub block: Kind,
     pub figure: FigureKind,
     pub id: Option<String>,
     pub caption: Option<String>,
@@ -69,19 +87,23 @@ pub fn common(body: &str) -> Outcome<Common> {
             "start with the kind and its file, e.g. `log: dmesg/x.log`",
         )
     })?;
-    let kinds: Vec<(&str, FigureKind)> = KINDS
+    let kinds: Vec<(&str, FigureKind, Kind)> = KINDS
         .iter()
         .copied()
-        .filter(|(k, _)| map.contains_key(*k))
+        .filter(|(k, _, _)| map.contains_key(*k))
         .collect();
-    let (kind, figure) = match kinds.as_slice() {
+    let (kind, figure, block) = match kinds.as_slice() {
         [one] => *one,
         [] => {
             return Err(fail(
                 "the block names no directive",
                 format!(
                     "start with one of: {}",
-                    KINDS.iter().map(|(k, _)| *k).collect::<Vec<_>>().join(", ")
+                    KINDS
+                        .iter()
+                        .map(|(k, _, _)| *k)
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ),
             ));
         }
@@ -89,7 +111,10 @@ pub fn common(body: &str) -> Outcome<Common> {
             return Err(fail(
                 format!(
                     "the block names several directives: {}",
-                    many.iter().map(|(k, _)| *k).collect::<Vec<_>>().join(", ")
+                    many.iter()
+                        .map(|(k, _, _)| *k)
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ),
                 "use one block per directive",
             ));
@@ -125,6 +150,7 @@ pub fn common(body: &str) -> Outcome<Common> {
     }
     Ok(Common {
         kind,
+        block,
         figure,
         id,
         caption,

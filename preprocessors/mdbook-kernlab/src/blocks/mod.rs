@@ -23,8 +23,8 @@ use serde::Serialize;
 use crate::Engine;
 use crate::book_index::BookIndex;
 use crate::data::DataStore;
-use crate::directive::common;
-use crate::error::{Failure, Outcome};
+use crate::directive::{Kind, common};
+use crate::error::Outcome;
 use crate::render::Templates;
 
 /// What a block renderer works with: the data it reads and the templates it writes with;
@@ -53,30 +53,26 @@ pub fn render(
         templates: &engine.templates,
         gap_ms: engine.config.gap_ms,
     };
-    let inner = match c.kind {
-        "log" => log::render(cx, body)?,
-        "source" => log::render_source(cx, body)?,
-        "bringup" => analysis_views::bringup(cx, body)?,
-        "timeline" => analysis_views::timeline(cx, body)?,
-        "compare" => analysis_views::compare(cx, body)?,
-        "trace" => analysis_views::trace(cx, body)?,
-        "probes" => probes::table(cx, body)?,
-        "probe-map" => probes::probe_map(cx, body)?,
-        "mtrr" => mtrr::render(cx, body)?,
-        "deftype" => mtrr::deftype(cx, body)?,
-        "histogram" => captures::histogram(cx, body)?,
-        "counts" => captures::counts(cx, body)?,
-        "counts-diff" => captures::counts_diff(cx, body)?,
-        "bisect" => captures::bisect(cx, body)?,
-        "table" => tables::table(cx, body)?,
-        "ranges" => tables::ranges(cx, body)?,
-        "catalog" => tables::catalog(cx, body, index, chapter)?,
-        other => {
-            return Err(Failure::new(format!(
-                "directive `{other}` is not implemented"
-            )));
-        }
+    let inner = match c.block {
+        Kind::Log => log::render(cx, body)?,
+        Kind::Source => log::render_source(cx, body)?,
+        Kind::Bringup => analysis_views::bringup(cx, body)?,
+        Kind::Timeline => analysis_views::timeline(cx, body)?,
+        Kind::Compare => analysis_views::compare(cx, body)?,
+        Kind::Trace => analysis_views::trace(cx, body)?,
+        Kind::Probes => probes::table(cx, body)?,
+        Kind::ProbeMap => probes::probe_map(cx, body)?,
+        Kind::Mtrr => mtrr::render(cx, body)?,
+        Kind::Deftype => mtrr::deftype(cx, body)?,
+        Kind::Histogram => captures::histogram(cx, body)?,
+        Kind::Counts => captures::counts(cx, body)?,
+        Kind::CountsDiff => captures::counts_diff(cx, body)?,
+        Kind::Bisect => captures::bisect(cx, body)?,
+        Kind::Table => tables::table(cx, body)?,
+        Kind::Ranges => tables::ranges(cx, body)?,
+        Kind::Catalog => tables::catalog(cx, body, index, chapter)?,
     };
+
     #[derive(Serialize)]
     struct Figure<'a> {
         kind: &'a str,
