@@ -5,16 +5,10 @@ use std::path::{Path, PathBuf};
 
 use mdbook_driver::MDBook;
 use mdbook_kernlab::KernLab;
+use notebook_checks::repo;
 use scraper::{Html, Selector};
 use serde::Deserialize;
 use walkdir::WalkDir;
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .canonicalize()
-        .unwrap()
-}
 
 /// Build the book at `root` into `out` with the in-process preprocessor.
 fn build(root: &Path, out: &Path) -> Result<(), String> {

@@ -6,10 +6,7 @@ use std::path::{Path, PathBuf};
 use mdbook_kernlab::Engine;
 use mdbook_kernlab::book_index::BookIndex;
 use mdbook_kernlab::config::Config;
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+use notebook_checks::repo;
 
 fn engine() -> Engine {
     Engine::load(&repo(), Config::default()).expect("the repository is a book")

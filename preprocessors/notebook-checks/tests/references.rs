@@ -4,9 +4,7 @@
 use mdbook_kernlab::references::{Symbols, Threads};
 
 fn repo_data(rel: &str) -> std::path::PathBuf {
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../data/references")
-        .join(rel)
+    notebook_checks::repo().join("data/references").join(rel)
 }
 
 #[test]

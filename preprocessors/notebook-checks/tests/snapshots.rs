@@ -4,12 +4,7 @@
 use kernlog::report::Report;
 use kernlog::summary::render_summary;
 
-fn data(rel: &str) -> String {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../data")
-        .join(rel);
-    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
+use notebook_checks::read_data as data;
 
 /// Links of a made-up site: the summary shows whatever address the caller gives.
 fn links(kind: kernlog::findings::FindingKind) -> Option<String> {

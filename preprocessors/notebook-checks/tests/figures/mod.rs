@@ -13,12 +13,10 @@ mod first;
 mod second;
 
 pub fn data_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data")
+    notebook_checks::repo().join("data")
 }
 
-pub fn read(rel: &str) -> String {
-    std::fs::read_to_string(data_dir().join(rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
-}
+pub use notebook_checks::read_data as read;
 
 pub fn analysis(rel: &str) -> Analysis {
     kernlog::analyze_str(&read(rel))
