@@ -145,11 +145,10 @@ fn parse_range(text: &str, option: &str) -> Outcome<(f64, f64)> {
 #[derive(Serialize)]
 struct Model {
     label: String,
-    file: String,
-    time_header: &'static str,
-    deltas: bool,
-    /// Columns after the line number (for the gap notes' colspan).
-    span: usize,
+    /// The header line: the gutter's column names, then the file's name.
+    head: String,
+    /// Spaces as wide as the gutter, before a gap note.
+    blank: String,
     segments: Vec<Segment>,
 }
 
@@ -159,18 +158,53 @@ struct Segment {
     lines: Vec<Row>,
 }
 
+/// One line of the listing: a gutter (line number, time, delta, padded to fixed columns)
+/// and the message, so a listing is one `<pre>` with a single element per line.
 #[derive(Serialize)]
 struct Row {
-    number: u64,
-    time: String,
-    show_delta: bool,
-    delta: String,
+    gutter: String,
     message: String,
     gap: bool,
     gap_note: String,
+    #[serde(skip)]
     marked: bool,
-    /// `kl-gap`, `kl-marked` or both.
-    class: String,
+}
+
+/// The columns of the gutter before they are padded.
+struct Cells {
+    number: String,
+    time: String,
+    delta: Option<String>,
+}
+
+/// Pads every row's cells to the widest in its column, right-aligned, two spaces apart.
+struct Gutter {
+    widths: [usize; 3],
+}
+
+impl Gutter {
+    fn fit(head: &Cells, rows: &[Cells]) -> Self {
+        let mut widths = [0; 3];
+        for c in std::iter::once(head).chain(rows) {
+            widths[0] = widths[0].max(c.number.chars().count());
+            widths[1] = widths[1].max(c.time.chars().count());
+            widths[2] = widths[2].max(c.delta.as_ref().map_or(0, |d| d.chars().count()));
+        }
+        Gutter { widths }
+    }
+
+    fn show(&self, c: &Cells) -> String {
+        let [n, t, d] = self.widths;
+        match &c.delta {
+            Some(delta) => format!("{:>n$}  {:>t$}  {delta:>d$}  ", c.number, c.time),
+            None => format!("{:>n$}  {:>t$}  ", c.number, c.time),
+        }
+    }
+
+    fn blank(&self, deltas: bool) -> String {
+        let [n, t, d] = self.widths;
+        " ".repeat(n + t + 4 + if deltas { d + 2 } else { 0 })
+    }
 }
 
 /// `432.400350` for monotonic stamps, `16:04:13` for calendar ones.
@@ -204,7 +238,7 @@ fn decimals(resolution_us: u64) -> usize {
 }
 
 /// How many lines a `log:` block shows at the most unless it sets `max_lines`: every line
-/// is a table row of the page, and a whole long capture would make a page no reader (and
+/// is a line of the page, and a whole long capture would make a page no reader (and
 /// no browser) can handle.
 pub const MAX_LINES: usize = 2000;
 
@@ -354,6 +388,7 @@ pub fn render(cx: &Resources<'_>, body: &str) -> Outcome<String> {
     let gap_ms = o.gap_ms.unwrap_or(cx.gap_ms);
     let show_deltas = o.deltas.unwrap_or(true);
     let mut rows = Vec::with_capacity(shown.len());
+    let mut cells = Vec::with_capacity(shown.len());
     let mut previous: Option<(Time, u64)> = None;
     for line in &shown {
         let delta_us = match (previous, line.time) {
@@ -366,23 +401,21 @@ pub fn render(cx: &Resources<'_>, body: &str) -> Outcome<String> {
         for h in &highlights {
             h.ranges(&line.message, &mut ranges);
         }
-        let marked = !ranges.is_empty();
-        rows.push(Row {
-            number: line.number,
+        cells.push(Cells {
+            number: line.number.to_string(),
             time: show_time(line.time, line.resolution_us),
-            show_delta: show_deltas,
-            delta: delta_us.map_or(String::new(), |us| {
-                let digits = decimals(resolution);
-                format!("+{:.digits$}", us.max(0) as f64 / 1e6)
+            delta: show_deltas.then(|| {
+                delta_us.map_or(String::new(), |us| {
+                    let digits = decimals(resolution);
+                    format!("+{:.digits$}", us.max(0) as f64 / 1e6)
+                })
             }),
+        });
+        rows.push(Row {
+            gutter: String::new(),
+            marked: !ranges.is_empty(),
             message: mark(&line.message, ranges),
             gap,
-            class: match (gap, marked) {
-                (true, true) => "kl-gap kl-marked".into(),
-                (true, false) => "kl-gap".into(),
-                (false, true) => "kl-marked".into(),
-                (false, false) => String::new(),
-            },
             gap_note: if gap {
                 format!(
                     "{} without a message",
@@ -391,11 +424,24 @@ pub fn render(cx: &Resources<'_>, body: &str) -> Outcome<String> {
             } else {
                 String::new()
             },
-            marked,
         });
         if let Some(t) = line.time {
             previous = Some((t, line.resolution_us));
         }
+    }
+    let head = Cells {
+        number: "line".into(),
+        time: match shown.iter().find_map(|l| l.time).map(|t| t.clock) {
+            Some(Clock::Wall) => "time",
+            Some(Clock::Monotonic) => "seconds",
+            None => "",
+        }
+        .into(),
+        delta: show_deltas.then(|| "delta".into()),
+    };
+    let gutter = Gutter::fit(&head, &cells);
+    for (row, cells) in rows.iter_mut().zip(&cells) {
+        row.gutter = gutter.show(cells);
     }
     let keep: Vec<bool> = shown
         .iter()
@@ -409,9 +455,6 @@ pub fn render(cx: &Resources<'_>, body: &str) -> Outcome<String> {
                 || kernlog::resume::is_marker(&l.message)
         })
         .collect();
-    let segments = fold(rows, &keep, o.fold);
-    let resolution = shown.iter().map(|l| l.resolution_us).max().unwrap_or(0);
-    let clock = shown.iter().find_map(|l| l.time).map(|t| t.clock);
     cx.templates.render(
         "log",
         &Model {
@@ -421,15 +464,9 @@ pub fn render(cx: &Resources<'_>, body: &str) -> Outcome<String> {
                 shown[shown.len() - 1].number,
                 o.log
             ),
-            file: o.log.clone(),
-            time_header: match (clock, resolution >= 1_000_000) {
-                (Some(Clock::Wall), _) => "time",
-                (Some(Clock::Monotonic), _) => "seconds",
-                (None, _) => "",
-            },
-            deltas: show_deltas,
-            span: if show_deltas { 3 } else { 2 },
-            segments,
+            head: format!("{}{}", gutter.show(&head), o.log),
+            blank: gutter.blank(show_deltas),
+            segments: fold(rows, &keep, o.fold),
         },
     )
 }
