@@ -183,6 +183,23 @@ pub fn options<T: DeserializeOwned>(body: &str) -> Outcome<T> {
     yaml_serde::from_str(body).map_err(|e| yaml_failure(body, &e))
 }
 
+/// Parse an option written `START-END` (two numbers, START <= END).
+pub fn parse_range(text: &str, option: &str) -> Outcome<(f64, f64)> {
+    let err = || {
+        fail(
+            format!("`{option}: {text}` is not a range"),
+            format!("write `{option}: START-END`, e.g. `{option}: 10-20`"),
+        )
+    };
+    let (a, b) = text.split_once('-').ok_or_else(err)?;
+    let a: f64 = a.trim().parse().map_err(|_| err())?;
+    let b: f64 = b.trim().parse().map_err(|_| err())?;
+    if b < a {
+        return Err(err());
+    }
+    Ok((a, b))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

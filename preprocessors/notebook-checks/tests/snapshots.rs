@@ -11,47 +11,33 @@ fn links(kind: kernlog::findings::FindingKind) -> Option<String> {
     Some(format!("https://example.invalid/findings#{}", kind.id()))
 }
 
-macro_rules! summary_snapshot {
-    ($name:ident, $file:expr) => {
-        #[test]
-        fn $name() {
-            let analysis = kernlog::analyze_str(&data($file));
-            insta::assert_snapshot!(render_summary(&analysis, &links));
-        }
-    };
-}
+/// The captures whose summaries are kept, each under the snapshot name `summary_NAME`.
+const SUMMARIES: &[(&str, &str)] = &[
+    (
+        "slow_resume_6_16_3",
+        "dmesg/resume-6.16.3-ubuntu-kernel.log",
+    ),
+    ("suspend_6_16_3", "dmesg/suspend-6.16.3-ubuntu-kernel.log"),
+    ("journal_resume", "journal/resume-6.16.3-ubuntu-kernel.log"),
+    ("mtrr_slow_resume", "mtrr/resume-6.16.7-debug-slow.log"),
+    ("mtrr_boot_table", "mtrr/boot-mtrr-debug-6.16.7.log"),
+    ("proc_mtrr", "mtrr/proc-mtrr-6.16.7.txt"),
+    ("fixed_kernel", "dmesg/resume-cpu-bringup-fix-6.16.7.log"),
+    ("t2_mac", "dmesg/t2-mac-s3-wake-to-ec-unblock.log"),
+    ("trace", "ftrace/online-callbacks-slow-calls-6.16.7.log"),
+    (
+        "probes",
+        "dmesg/resume-cpu-bringup-arch-end-slow-6.16.7.log",
+    ),
+];
 
-summary_snapshot!(
-    summary_slow_resume_6_16_3,
-    "dmesg/resume-6.16.3-ubuntu-kernel.log"
-);
-summary_snapshot!(
-    summary_suspend_6_16_3,
-    "dmesg/suspend-6.16.3-ubuntu-kernel.log"
-);
-summary_snapshot!(
-    summary_journal_resume,
-    "journal/resume-6.16.3-ubuntu-kernel.log"
-);
-summary_snapshot!(
-    summary_mtrr_slow_resume,
-    "mtrr/resume-6.16.7-debug-slow.log"
-);
-summary_snapshot!(summary_mtrr_boot_table, "mtrr/boot-mtrr-debug-6.16.7.log");
-summary_snapshot!(summary_proc_mtrr, "mtrr/proc-mtrr-6.16.7.txt");
-summary_snapshot!(
-    summary_fixed_kernel,
-    "dmesg/resume-cpu-bringup-fix-6.16.7.log"
-);
-summary_snapshot!(summary_t2_mac, "dmesg/t2-mac-s3-wake-to-ec-unblock.log");
-summary_snapshot!(
-    summary_trace,
-    "ftrace/online-callbacks-slow-calls-6.16.7.log"
-);
-summary_snapshot!(
-    summary_probes,
-    "dmesg/resume-cpu-bringup-arch-end-slow-6.16.7.log"
-);
+#[test]
+fn summaries() {
+    for (name, file) in SUMMARIES {
+        let analysis = kernlog::analyze_str(&data(file));
+        insta::assert_snapshot!(format!("summary_{name}"), render_summary(&analysis, &links));
+    }
+}
 
 #[test]
 fn json_conditional_fix() {

@@ -1,5 +1,4 @@
-//! `log:` (a capture with line numbers, times, deltas, gaps and folds) and `source:` (a
-//! file highlighted by syntect).
+//! `log:`: a capture with line numbers, times, deltas, gaps and folds.
 
 use kernlog::reader::{Clock, RecordReader, Time};
 use kernlog::record::Origin;
@@ -8,7 +7,7 @@ use serde::de::IgnoredAny;
 use serde::{Deserialize, Serialize};
 
 use super::Resources;
-use crate::directive::options;
+use crate::directive::{options, parse_range};
 use crate::error::{Outcome, fail};
 use crate::render::escape;
 
@@ -124,22 +123,6 @@ fn read_lines(text: &str) -> Vec<LogLine> {
         });
     }
     out
-}
-
-fn parse_range(text: &str, option: &str) -> Outcome<(f64, f64)> {
-    let err = || {
-        fail(
-            format!("`{option}: {text}` is not a range"),
-            format!("write `{option}: START-END`, e.g. `{option}: 10-20`"),
-        )
-    };
-    let (a, b) = text.split_once('-').ok_or_else(err)?;
-    let a: f64 = a.trim().parse().map_err(|_| err())?;
-    let b: f64 = b.trim().parse().map_err(|_| err())?;
-    if b < a {
-        return Err(err());
-    }
-    Ok((a, b))
 }
 
 #[derive(Serialize)]
@@ -525,61 +508,6 @@ fn mark(text: &str, mut ranges: Vec<(usize, usize)>) -> String {
     }
     out.push_str(&escape(&text[at..]));
     out
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct SourceOptions {
-    source: String,
-    language: Option<String>,
-    /// `src` to read the file from the book's sources (files the site serves) instead of
-    /// the data directory.
-    root: Option<String>,
-    lines: Option<String>,
-    /// Read by `common`; listed so that unknown options are still refused.
-    #[serde(rename = "id")]
-    _id: Option<IgnoredAny>,
-    /// Read by `common`; listed so that unknown options are still refused.
-    #[serde(rename = "caption")]
-    _caption: Option<IgnoredAny>,
-}
-
-pub fn render_source(cx: &Resources<'_>, body: &str) -> Outcome<String> {
-    let o: SourceOptions = options(body)?;
-    let store = match o.root.as_deref() {
-        None | Some("data") => cx.data,
-        Some("src") => cx.src,
-        Some(other) => {
-            return Err(fail(
-                format!("`root: {other}` is not a known root"),
-                "use `root: src` for the book's sources, or leave it out for the data directory",
-            ));
-        }
-    };
-    let text = store.text(&o.source)?;
-    let language = match &o.language {
-        Some(l) => l.clone(),
-        None => crate::highlight::language_for(&o.source).to_string(),
-    };
-    let excerpt: String = match &o.lines {
-        Some(range) => {
-            let (a, b) = parse_range(range, "lines")?;
-            let count = text.lines().count();
-            if a < 1.0 || b as usize > count {
-                return Err(fail(
-                    format!("`lines: {range}` is outside the file's {count} lines"),
-                    "line numbers start at 1",
-                ));
-            }
-            text.lines()
-                .skip(a as usize - 1)
-                .take((b - a) as usize + 1)
-                .flat_map(|l| [l, "\n"])
-                .collect()
-        }
-        None => text.to_string(),
-    };
-    crate::highlight::render_code(cx.templates, &language, &excerpt)
 }
 
 #[cfg(test)]

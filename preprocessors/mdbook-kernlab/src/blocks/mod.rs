@@ -16,6 +16,7 @@ mod captures;
 mod log;
 mod mtrr;
 mod probes;
+mod source;
 mod tables;
 
 use serde::Serialize;
@@ -55,7 +56,7 @@ pub fn render(
     };
     let inner = match c.block {
         Kind::Log => log::render(cx, body)?,
-        Kind::Source => log::render_source(cx, body)?,
+        Kind::Source => source::render(cx, body)?,
         Kind::Bringup => analysis_views::bringup(cx, body)?,
         Kind::Timeline => analysis_views::timeline(cx, body)?,
         Kind::Compare => analysis_views::compare(cx, body)?,
