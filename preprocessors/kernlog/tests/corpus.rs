@@ -51,6 +51,9 @@ struct CycleExpect {
     /// `PM: suspend exit` minus `PM: suspend entry`, in ms; null when either is missing.
     #[serde(default)]
     suspend_span_ms: Option<Option<f64>>,
+    /// Which boot of the log the cycle belongs to, counting from 0.
+    #[serde(default)]
+    boot: Option<u64>,
 }
 
 fn close(a: Option<f64>, b: Option<f64>) -> bool {
@@ -91,6 +94,11 @@ fn differences(entry: &Entry, doc: &Value) -> Vec<String> {
                 "cycle {i}: aborted {aborted}, expected {}",
                 want.aborted
             ));
+        }
+        if let Some(boot) = want.boot
+            && got["boot"].as_u64() != Some(boot)
+        {
+            out.push(format!("cycle {i}: boot {}, expected {boot}", got["boot"]));
         }
         if let Some(n) = want.cpus_up {
             let up = got["cpus"].as_array().map_or(0, |c| {

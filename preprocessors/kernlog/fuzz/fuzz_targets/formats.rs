@@ -1,7 +1,7 @@
 //! Structure-aware: suspend/resume records written in every format kernlog reads (dmesg
 //! plain, -T, --time-format iso, --reltime, kmsg, journalctl short, short-iso,
-//! short-monotonic, syslog, mail quotes), with fuzzer-chosen fields that may hold multi-byte
-//! text, odd numbers and stamps that step back. No panic, no negative duration, and every
+//! short-monotonic, syslog, a capture tool's date before a raw dmesg line, mail quotes),
+//! with fuzzer-chosen fields that may hold multi-byte text, odd numbers and stamps that step back. No panic, no negative duration, and every
 //! line read as a record.
 #![no_main]
 
@@ -19,6 +19,7 @@ enum Format {
     JournalIso,
     JournalMonotonic,
     Syslog,
+    CaptureDated,
 }
 
 #[derive(Debug, Arbitrary)]
@@ -99,6 +100,11 @@ fn render_format(format: &Format, s: u32, us: u32, field: &str, msg: &str) -> St
         Format::JournalMonotonic => format!("[{s:5}.{us:06}] host{field} kernel: {msg}"),
         Format::Syslog => {
             format!("Sep {field}11 {h:02}:{m:02}:{sec:02} host kernel: [{s:5}.{us:06}] {msg}")
+        }
+        Format::CaptureDated => {
+            format!(
+                "    2025-09-11 {h:02}:{m:02}:{sec:02}.{us:06}{field}  <6>[{s:5}.{us:06}] {msg}"
+            )
         }
     }
 }

@@ -152,12 +152,13 @@ mod syslog;
 mod tests;
 
 use dmesg::{parse_bracketed, parse_kmsg};
-use prefix::{split_caller, strip_level, strip_quoting, strip_unknown_stamp};
+use prefix::{capture_stamp_len, split_caller, strip_level, strip_quoting, strip_unknown_stamp};
 use syslog::{parse_iso_line, parse_month_line};
 
 /// Recognise one line of kernel log text (without its line terminator).
 pub fn parse_line(raw: &str) -> Line<'_> {
     let text = strip_quoting(raw).trim_end();
+    let text = strip_capture_stamp(text);
     let (level, text) = strip_level(text);
     let mut line = parse_stamped(text).unwrap_or_else(|| {
         let mut line = Line::new(Format::Unstamped, None, 0, text);
@@ -168,6 +169,23 @@ pub fn parse_line(raw: &str) -> Line<'_> {
     });
     line.level = line.level.or(level);
     line
+}
+
+/// Drop a capture tool's date when the kernel's own stamp follows it (`2020-10-05
+/// 16:45:51.275000  <6>[   18.813866] msg`): the kernel's clock is the one the analysis
+/// needs. Other lines that start with a date (journal and syslog ISO lines) are kept whole.
+fn strip_capture_stamp(text: &str) -> &str {
+    let Some(rest) = capture_stamp_len(text).and_then(|n| text.get(n..)) else {
+        return text;
+    };
+    let (_, stamped) = strip_level(rest);
+    match parse_bracketed(stamped) {
+        Some(Line {
+            stamp: Some(Stamp::Monotonic(_)),
+            ..
+        }) => rest,
+        _ => text,
+    }
 }
 
 fn parse_stamped(text: &str) -> Option<Line<'_>> {

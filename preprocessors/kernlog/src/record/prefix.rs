@@ -1,6 +1,7 @@
-//! What comes before a stamp or a message: mail quoting, syslog priorities and `dmesg -x`
-//! levels, home-made bracketed times, a `[T123]` / `[C1]` caller field, and the host and
-//! ident of journal and syslog lines.
+//! What comes before a stamp or a message: mail quoting, a capture tool's own date in front
+//! of the kernel's stamp, syslog priorities and `dmesg -x` levels, home-made bracketed
+//! times, a `[T123]` / `[C1]` caller field, and the host and ident of journal and syslog
+//! lines.
 
 use super::Origin;
 
@@ -17,6 +18,44 @@ pub(super) fn strip_quoting(mut text: &str) -> &str {
             None => return text,
         }
     }
+}
+
+/// The length of a capture tool's date at the start of a line: `2020-10-05 16:45:51.275000`
+/// (LAVA, as KernelCI's mail reports quote it; serial-console loggers), a date, a space or
+/// `T`, a time with optional fraction, then blanks. `None` when the line does not start so.
+/// The caller keeps the kernel's own stamp that follows, when there is one.
+pub(super) fn capture_stamp_len(text: &str) -> Option<usize> {
+    let b = text.as_bytes();
+    let digits = |range: std::ops::Range<usize>| {
+        b.get(range)
+            .is_some_and(|d| d.iter().all(u8::is_ascii_digit))
+    };
+    let date_time = digits(0..4)
+        && b.get(4) == Some(&b'-')
+        && digits(5..7)
+        && b.get(7) == Some(&b'-')
+        && digits(8..10)
+        && matches!(b.get(10), Some(b' ' | b'T'))
+        && digits(11..13)
+        && b.get(13) == Some(&b':')
+        && digits(14..16)
+        && b.get(16) == Some(&b':')
+        && digits(17..19);
+    if !date_time {
+        return None;
+    }
+    let mut end = 19;
+    if b.get(end) == Some(&b'.') {
+        end += 1 + b[end + 1..]
+            .iter()
+            .take_while(|c| c.is_ascii_digit())
+            .count();
+    }
+    let blanks = b[end..]
+        .iter()
+        .take_while(|c| matches!(c, b' ' | b'\t'))
+        .count();
+    (blanks > 0).then_some(end + blanks)
 }
 
 /// `<6>` syslog priorities and `dmesg -x` prefixes (`kern  :info  : `).

@@ -188,6 +188,35 @@ fn a_home_made_bracketed_time_is_dropped_from_the_message() {
 }
 
 #[test]
+fn a_capture_tools_date_gives_way_to_the_kernels_stamp() {
+    // KernelCI's mail reports quote LAVA's log: host date, then the raw kernel line.
+    let l =
+        parse_line("    2020-10-05 16:45:52.842000  <6>[   20.378531] PM: suspend entry (deep)");
+    assert_eq!(l.format, Format::Dmesg);
+    assert_eq!(monotonic(&l), 20_378_531);
+    assert_eq!((l.level, l.message), (Some(6), "PM: suspend entry (deep)"));
+    let l = parse_line("2020-10-05T16:45:52 [   20.378531] CPU1 is up");
+    assert_eq!((monotonic(&l), l.message), (20_378_531, "CPU1 is up"));
+    // A date with no kernel stamp after it stays where it was.
+    let user = "    2020-10-05 16:45:52.824000  rtcwake: wakeup from \"mem\"";
+    assert_eq!(parse_line(user).format, Format::Unstamped);
+    assert!(parse_line(user).message.starts_with("2020-10-05"));
+    let drm = parse_line("2020-10-05 16:45:52 [drm] GART enabled");
+    assert_eq!(drm.format, Format::Unstamped);
+    // Journal and syslog lines that start with an ISO date keep their own reading.
+    let iso =
+        parse_line("2023-12-11T22:20:08.416224+01:00 desktop kernel: [   66.618204] CPU1 is up");
+    assert_eq!((iso.format, iso.message), (Format::Syslog, "CPU1 is up"));
+    for raw in [
+        "2020-10-05 16:45:5\u{e9}  [ 1.0] x",
+        "2020-10-05 16:45:52.\u{e9} [ 1.0] x",
+        "2020-10-05 16:45:52",
+    ] {
+        let _ = parse_line(raw);
+    }
+}
+
+#[test]
 fn a_closing_bracket_without_an_opening_one_is_no_stamp() {
     // Found by the `formats` fuzz target: a journal line whose message starts with `]`.
     let line = parse_line("2025-09-11T16:04:12+0000 host kernel: ]2'''");

@@ -271,3 +271,23 @@ fn an_aborted_attempt_is_no_resume_and_later_cycles_are_unaffected() {
     assert_eq!(cs[1].resume_ms(), Some(500.0));
     assert_eq!(cs[1].enable_phase_ms(), Some(10.0));
 }
+
+#[test]
+fn an_entry_after_an_attempt_under_way_starts_the_next_attempt() {
+    // Excerpts that begin inside an attempt (its entry above them): `PM: suspend entry` is
+    // printed before anything else of an attempt, so one after a freeze, or after a freezer
+    // that gave up, belongs to the next attempt.
+    let log = "\
+[   18.820001] Freezing user space processes ... (elapsed 0.002 seconds) done.
+[   18.831327] Freezing remaining freezable tasks ... (elapsed 0.037 seconds) done.
+[   20.378531] PM: suspend entry (deep)
+[   74.286478] Freezing remaining freezable tasks ...
+[   94.307128] Freezing of tasks failed after 20.012 seconds (0 tasks refusing to freeze, wq_busy=1):
+[   94.640270] PM: suspend entry (deep)
+";
+    let cs = cycles(log);
+    let modes: Vec<_> = cs.iter().map(|c| c.mode).collect();
+    assert_eq!(modes, [None, Some(SleepMode::Deep), Some(SleepMode::Deep)]);
+    assert!(cs[1].aborted.is_some(), "{:?}", cs[1].aborted);
+    assert!(cs[0].aborted.is_none() && cs[2].aborted.is_none());
+}

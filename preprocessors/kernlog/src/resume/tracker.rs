@@ -219,17 +219,20 @@ impl CycleTracker {
         if marker != SuspendExit && self.current.as_ref().is_some_and(|o| o.thawed_old_style) {
             self.close();
         }
-        // A new entry closes a cycle that already resumed or already had an entry; an
+        // A new entry closes a cycle that already resumed, was abandoned, or has gone past
+        // the point where its own entry is printed: `PM: suspend entry` comes first, so one
+        // after an entry, a freeze or a platform sleep starts the next attempt. An
         // older-style entry (`Syncing filesystems`, `Preparing system for sleep`) is a step of
         // the same attempt until the attempt has frozen tasks or slept.
+        let under_way = |o: &Open| {
+            o.resumed
+                || o.freeze_start.is_some()
+                || o.platform_sleep.is_some()
+                || o.cycle.aborted.is_some()
+        };
         let closes = |o: &Open| match marker {
-            SuspendEntry(_) => o.resumed || o.cycle.entry.is_some(),
-            OldSuspendEntry(_) => {
-                o.resumed
-                    || o.freeze_start.is_some()
-                    || o.platform_sleep.is_some()
-                    || o.cycle.aborted.is_some()
-            }
+            SuspendEntry(_) => under_way(o) || o.cycle.entry.is_some(),
+            OldSuspendEntry(_) => under_way(o),
             _ => false,
         };
         if self.current.as_ref().is_some_and(closes) {
