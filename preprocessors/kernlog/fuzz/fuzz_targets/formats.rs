@@ -1,8 +1,8 @@
 //! Structure-aware: suspend/resume records written in every format kernlog reads (dmesg
 //! plain, -T, --time-format iso, --reltime, kmsg, journalctl short, short-iso,
 //! short-monotonic, syslog, a capture tool's date before a raw dmesg line, mail quotes),
-//! with fuzzer-chosen fields that may hold multi-byte text, odd numbers and stamps that step back. No panic, no negative duration, and every
-//! line read as a record.
+//! with fuzzer-chosen fields that may hold multi-byte text, odd numbers and stamps that step
+//! back. No panic, no negative duration, and every line read as a record.
 #![no_main]
 
 use arbitrary::Arbitrary;
