@@ -284,10 +284,13 @@ fn an_entry_after_an_attempt_under_way_starts_the_next_attempt() {
 [   74.286478] Freezing remaining freezable tasks ...
 [   94.307128] Freezing of tasks failed after 20.012 seconds (0 tasks refusing to freeze, wq_busy=1):
 [   94.640270] PM: suspend entry (deep)
+[  100.000000] Freezing remaining freezable tasks ... (elapsed 0.039 seconds) done.
+[  103.000000] PM: suspend entry (s2idle)
 ";
     let cs = cycles(log);
     let modes: Vec<_> = cs.iter().map(|c| c.mode).collect();
-    assert_eq!(modes, [None, Some(SleepMode::Deep), Some(SleepMode::Deep)]);
+    let deep = Some(SleepMode::Deep);
+    assert_eq!(modes, [None, deep, deep, Some(SleepMode::S2idle)]);
     assert!(cs[1].aborted.is_some(), "{:?}", cs[1].aborted);
     assert!(cs[0].aborted.is_none() && cs[2].aborted.is_none());
 }

@@ -227,7 +227,9 @@ impl CycleTracker {
         let under_way = |o: &Open| {
             o.resumed
                 || o.freeze_start.is_some()
+                || o.freeze_end.is_some()
                 || o.platform_sleep.is_some()
+                || o.disable_start.is_some()
                 || o.cycle.aborted.is_some()
         };
         let closes = |o: &Open| match marker {
