@@ -26,6 +26,7 @@ pub mod analysis;
 pub mod captures;
 pub mod checklist;
 pub mod findings;
+mod mail;
 pub mod mtrr;
 pub mod probes;
 pub mod reader;

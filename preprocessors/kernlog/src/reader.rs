@@ -3,10 +3,14 @@
 //! [`RecordReader`] reads any [`BufRead`] one line at a time into a buffer it reuses, so
 //! memory stays flat however large the input. It accepts LF, CRLF and lone CR line ends,
 //! drops NUL bytes, decodes invalid UTF-8 lossily, and cuts overlong lines at
-//! [`MAX_LINE_BYTES`].
+//! [`MAX_LINE_BYTES`]. A mail saved whole (an mbox message from a list archive) is read as
+//! its body says: after a `Content-Transfer-Encoding: quoted-printable` header, soft line
+//! breaks are joined and `=XX` escapes decoded, so a log quoted in such a mail reads as it
+//! was written.
 
 use std::io::{self, BufRead};
 
+use crate::mail;
 use crate::record::{Format, Line, Origin, Stamp, WallTime, parse_line};
 
 /// Lines longer than this are cut; the rest of the line is skipped.
@@ -77,6 +81,8 @@ pub struct RecordReader<R> {
     text: String,
     line_no: u64,
     skip_lf: bool,
+    /// Inside the body of a quoted-printable mail.
+    quoted_printable: bool,
     clock: ClockState,
 }
 
@@ -95,18 +101,24 @@ impl<R: BufRead> RecordReader<R> {
             text: String::with_capacity(256),
             line_no: 0,
             skip_lf: false,
+            quoted_printable: false,
             clock: ClockState::default(),
         }
     }
 
     /// The next record, `None` at the end of input, or the I/O error that stopped reading.
     pub fn next_record(&mut self) -> Option<io::Result<Record<'_>>> {
+        self.bytes.clear();
         match self.read_line() {
             Ok(false) => return None,
             Ok(true) => {}
             Err(e) => return Some(Err(e)),
         }
         self.line_no += 1;
+        let first_line = self.line_no;
+        if let Err(e) = self.read_mail_line() {
+            return Some(Err(e));
+        }
         if memchr::memchr(0, &self.bytes).is_some() {
             self.bytes.retain(|&b| b != 0);
         }
@@ -120,12 +132,34 @@ impl<R: BufRead> RecordReader<R> {
             }
         };
         let line = parse_line(text);
-        Some(Ok(self.clock.place(self.line_no, line)))
+        Some(Ok(self.clock.place(first_line, line)))
     }
 
-    /// Reads one line into `self.bytes`; false at end of input.
+    /// Mail headers switch quoted-printable decoding on and off; in a quoted-printable body,
+    /// lines ending in a soft break (`=`) are joined with the next and escapes decoded. The
+    /// record keeps the number of its first line.
+    fn read_mail_line(&mut self) -> io::Result<()> {
+        if let Some(on) = mail::encoding_switch(&self.bytes) {
+            self.quoted_printable = on;
+            return Ok(());
+        }
+        if !self.quoted_printable || memchr::memchr(b'=', &self.bytes).is_none() {
+            return Ok(());
+        }
+        while let Some(kept) = mail::soft_break(&self.bytes) {
+            self.bytes.truncate(kept);
+            if !self.read_line()? {
+                break;
+            }
+            self.line_no += 1;
+        }
+        self.bytes = quoted_printable::decode(&self.bytes, quoted_printable::ParseMode::Robust)
+            .unwrap_or_else(|_| std::mem::take(&mut self.bytes));
+        Ok(())
+    }
+
+    /// Appends one line to `self.bytes`; false at end of input.
     fn read_line(&mut self) -> io::Result<bool> {
-        self.bytes.clear();
         let mut read_any = false;
         loop {
             let chunk = match self.inner.fill_buf() {
@@ -268,6 +302,31 @@ mod tests {
             ));
         }
         out
+    }
+
+    #[test]
+    fn a_quoted_printable_mail_reads_as_written() {
+        let mail = b"Subject: sleep\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n\
+            [   96.730589] Filesystems sync: 0.000 s=\r\neconds\r\n\
+            [   96.736343] Freezing user space proce=\r\nsses ... =\r\n\r\n\
+            [  116.757631] Freezing of tasks failed (wq_busy=3D0): =E2=9C=93\r\n\
+            From next@example.org Wed Feb 23 2022\r\n\
+            [  117.000000] plain s=\r\n";
+        let recs = collect(mail);
+        let lines: Vec<(u64, &str)> = recs.iter().map(|r| (r.0, r.2.as_str())).collect();
+        assert_eq!(
+            lines[3..],
+            [
+                (4, "Filesystems sync: 0.000 seconds"),
+                (6, "Freezing user space processes ..."),
+                (9, "Freezing of tasks failed (wq_busy=0): \u{2713}"),
+                (10, "From next@example.org Wed Feb 23 2022"),
+                (11, "plain s="),
+            ]
+        );
+        // Without the header nothing is joined or decoded.
+        let plain = collect(b"[    1.000000] a=\n[    2.000000] b=3D\n");
+        assert_eq!((plain[0].2.as_str(), plain[1].2.as_str()), ("a=", "b=3D"));
     }
 
     #[test]
