@@ -28,6 +28,20 @@ pub fn soft_break(line: &[u8]) -> Option<usize> {
     text.strip_suffix(b"=").map(<[u8]>::len)
 }
 
+/// A decoded quoted-printable line as text bytes: kept when it is UTF-8, else read as
+/// Latin-1 (ISO 8859-1, the other charset such mails declare), one character per byte.
+pub fn utf8_or_latin1(decoded: Vec<u8>) -> Vec<u8> {
+    match String::from_utf8(decoded) {
+        Ok(text) => text.into_bytes(),
+        Err(e) => e
+            .into_bytes()
+            .iter()
+            .map(|&b| char::from(b))
+            .collect::<String>()
+            .into_bytes(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -55,6 +69,18 @@ mod tests {
             None
         );
         assert_eq!(encoding_switch(b"Content"), None);
+    }
+
+    #[test]
+    fn latin1_when_not_utf8() {
+        assert_eq!(
+            utf8_or_latin1(b"[\xa0\xa0 75.5]".to_vec()),
+            "[\u{a0}\u{a0} 75.5]".as_bytes()
+        );
+        assert_eq!(
+            utf8_or_latin1("\u{2713}".as_bytes().to_vec()),
+            "\u{2713}".as_bytes()
+        );
     }
 
     #[test]

@@ -122,12 +122,17 @@ impl<R: BufRead> RecordReader<R> {
         if memchr::memchr(0, &self.bytes).is_some() {
             self.bytes.retain(|&b| b != 0);
         }
-        // Valid UTF-8 is read in place; anything else is decoded lossily into `text`.
+        // Valid UTF-8 is read in place; anything else is decoded lossily into `text`. No-break
+        // spaces (which mail clients and web pages put in a stamp's padding) read as blanks.
+        let nbsp = memchr::memmem::find(&self.bytes, "\u{a0}".as_bytes()).is_some();
         let text = match std::str::from_utf8(&self.bytes) {
-            Ok(s) => s,
-            Err(_) => {
+            Ok(s) if !nbsp => s,
+            _ => {
                 self.text.clear();
                 self.text.push_str(&String::from_utf8_lossy(&self.bytes));
+                if nbsp {
+                    self.text = self.text.replace('\u{a0}', " ");
+                }
                 &self.text
             }
         };
@@ -153,8 +158,9 @@ impl<R: BufRead> RecordReader<R> {
             }
             self.line_no += 1;
         }
-        self.bytes = quoted_printable::decode(&self.bytes, quoted_printable::ParseMode::Robust)
+        let decoded = quoted_printable::decode(&self.bytes, quoted_printable::ParseMode::Robust)
             .unwrap_or_else(|_| std::mem::take(&mut self.bytes));
+        self.bytes = mail::utf8_or_latin1(decoded);
         Ok(())
     }
 
@@ -327,6 +333,21 @@ mod tests {
         // Without the header nothing is joined or decoded.
         let plain = collect(b"[    1.000000] a=\n[    2.000000] b=3D\n");
         assert_eq!((plain[0].2.as_str(), plain[1].2.as_str()), ("a=", "b=3D"));
+    }
+
+    #[test]
+    fn no_break_spaces_in_a_stamp_read_as_blanks() {
+        // A Latin-1 quoted-printable mail, and text copied from a web page.
+        let mail = b"Content-Transfer-Encoding: quoted-printable\n\
+            > [=A0=A0 75.538497] PM: suspend entry (s2idle)\n";
+        let recs = collect(mail);
+        assert_eq!(recs[1].1, Some(75_538_497));
+        assert_eq!(recs[1].2, "PM: suspend entry (s2idle)");
+        let web = collect("[\u{a0}\u{a0} 95.827808] PM: suspend exit".as_bytes());
+        assert_eq!(
+            (web[0].1, web[0].2.as_str()),
+            (Some(95_827_808), "PM: suspend exit")
+        );
     }
 
     #[test]

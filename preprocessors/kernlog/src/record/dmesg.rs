@@ -87,8 +87,12 @@ pub(super) fn parse_bracket_stamp(inner: &str) -> Option<(Stamp, Format, u64)> {
             Some((Stamp::Delta(micros), Format::DmesgReltime, res))
         }
         b'0'..=b'9' => {
-            // `dmesg -d` appends the delta: `[  426.169808 <    0.000037>]`.
+            // `dmesg -d` appends the delta: `[  426.169808 <    0.000037>]`. The kernel
+            // always prints a fraction: `[1]` is a footnote mark, not a stamp.
             let secs = inner.split(' ').next()?;
+            if !secs.contains('.') {
+                return None;
+            }
             let (micros, res) = parse_seconds(secs)?;
             Some((Stamp::Monotonic(micros), Format::Dmesg, res))
         }

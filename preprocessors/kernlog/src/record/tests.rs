@@ -183,6 +183,8 @@ fn months_in_other_scripts() {
 fn a_home_made_bracketed_time_is_dropped_from_the_message() {
     let l = parse_line("[Fr, 27. Jan 2023, 09:29:20] CPU1 is up");
     assert_eq!((l.format, l.message), (Format::Unstamped, "CPU1 is up"));
+    let footnote = parse_line("[1] - https://github.com/raspberrypi/firmware/issues/1894");
+    assert_eq!(footnote.format, Format::Unstamped);
     let drm = parse_line("[drm] PCIE GART of 1024M enabled.");
     assert_eq!(drm.message, "[drm] PCIE GART of 1024M enabled.");
 }
