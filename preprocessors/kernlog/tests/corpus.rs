@@ -142,7 +142,10 @@ fn real_world_logs_match_their_expectations() {
     for entry in &entries {
         let provenance = [&entry.posted, &entry.licence, &entry.kernel, &entry.machine];
         assert!(
-            entry.source.starts_with("http") && provenance.iter().all(|f| !f.is_empty()),
+            ["http", "mid:", "archive:"]
+                .iter()
+                .any(|scheme| entry.source.starts_with(scheme))
+                && provenance.iter().all(|f| !f.is_empty()),
             "{}: address, date, licence, kernel and machine are all given",
             entry.file
         );

@@ -153,20 +153,22 @@ mod tests;
 
 use dmesg::{parse_bracketed, parse_kmsg};
 use prefix::{capture_stamp_len, split_caller, strip_level, strip_quoting, strip_unknown_stamp};
-use syslog::{parse_iso_line, parse_month_line};
+use syslog::{parse_dateless_kernel_line, parse_iso_line, parse_month_line};
 
 /// Recognise one line of kernel log text (without its line terminator).
 pub fn parse_line(raw: &str) -> Line<'_> {
     let text = strip_quoting(raw).trim_end();
     let text = strip_capture_stamp(text);
     let (level, text) = strip_level(text);
-    let mut line = parse_stamped(text).unwrap_or_else(|| {
-        let mut line = Line::new(Format::Unstamped, None, 0, text);
-        let (caller, message) = split_caller(strip_unknown_stamp(text));
-        line.caller = caller;
-        line.message = message;
-        line
-    });
+    let mut line = parse_stamped(text)
+        .or_else(|| parse_dateless_kernel_line(text))
+        .unwrap_or_else(|| {
+            let mut line = Line::new(Format::Unstamped, None, 0, text);
+            let (caller, message) = split_caller(strip_unknown_stamp(text));
+            line.caller = caller;
+            line.message = message;
+            line
+        });
     line.level = line.level.or(level);
     line
 }

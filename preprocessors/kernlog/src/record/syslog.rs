@@ -69,6 +69,14 @@ pub(super) fn parse_month_line(text: &str) -> Option<Line<'_>> {
     ))
 }
 
+/// A kern.log line pasted without its date columns: `host kernel: [99371.053072] msg`. Only
+/// a kernel line that carries the kernel's own stamp is one; anything else stays text.
+pub(super) fn parse_dateless_kernel_line(text: &str) -> Option<Line<'_>> {
+    let (host, origin, message) = split_host_ident(text, true)?;
+    let line = host_line(Format::Syslog, None, 0, host, origin, message);
+    (line.format == Format::Syslog && line.stamp.is_some()).then_some(line)
+}
+
 /// A journal or syslog line after its stamp; a kernel message that carries the kernel's
 /// own bracketed stamp (kern.log) takes that stamp instead: it is the finer one.
 pub(super) fn host_line<'a>(

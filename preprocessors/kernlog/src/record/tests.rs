@@ -219,6 +219,23 @@ fn a_capture_tools_date_gives_way_to_the_kernels_stamp() {
 }
 
 #[test]
+fn kern_log_lines_without_their_date_keep_the_kernel_stamp() {
+    let l = parse_line("main kernel: [99371.053924] PM: Entering mem sleep");
+    assert_eq!((l.format, l.host), (Format::Syslog, Some("main")));
+    assert_eq!(
+        (monotonic(&l), l.message),
+        (99_371_053_924, "PM: Entering mem sleep")
+    );
+    // Without the kernel's stamp, or from another program, it is text.
+    assert_eq!(
+        parse_line("main kernel: PM: Entering mem sleep").format,
+        Format::Unstamped
+    );
+    let user = parse_line("main sudo[42]: [99371.053924] x");
+    assert_eq!(user.format, Format::Unstamped);
+}
+
+#[test]
 fn a_closing_bracket_without_an_opening_one_is_no_stamp() {
     // Found by the `formats` fuzz target: a journal line whose message starts with `]`.
     let line = parse_line("2025-09-11T16:04:12+0000 host kernel: ]2'''");
