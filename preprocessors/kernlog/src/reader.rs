@@ -107,6 +107,7 @@ impl<R: BufRead> RecordReader<R> {
     }
 
     /// The next record, `None` at the end of input, or the I/O error that stopped reading.
+    #[inline]
     pub fn next_record(&mut self) -> Option<io::Result<Record<'_>>> {
         self.bytes.clear();
         match self.read_line() {
@@ -116,15 +117,21 @@ impl<R: BufRead> RecordReader<R> {
         }
         self.line_no += 1;
         let first_line = self.line_no;
-        if let Err(e) = self.read_mail_line() {
+        // Mail is rare: one byte decides whether this line may be a header or QP body.
+        if (self.quoted_printable || matches!(self.bytes.first(), Some(b'C' | b'c' | b'F')))
+            && let Err(e) = self.read_mail_line()
+        {
             return Some(Err(e));
         }
-        if memchr::memchr(0, &self.bytes).is_some() {
+        // One pass finds both rare bytes: NUL (dropped) and the lead byte of a no-break space
+        // (which mail clients and web pages put in a stamp's padding; it reads as a blank).
+        let mut nbsp = false;
+        if memchr::memchr2(0, 0xc2, &self.bytes).is_some() {
             self.bytes.retain(|&b| b != 0);
+            nbsp = memchr::memchr_iter(0xc2, &self.bytes)
+                .any(|i| self.bytes.get(i + 1) == Some(&0xa0));
         }
-        // Valid UTF-8 is read in place; anything else is decoded lossily into `text`. No-break
-        // spaces (which mail clients and web pages put in a stamp's padding) read as blanks.
-        let nbsp = memchr::memmem::find(&self.bytes, "\u{a0}".as_bytes()).is_some();
+        // Valid UTF-8 is read in place; anything else is decoded lossily into `text`.
         let text = match std::str::from_utf8(&self.bytes) {
             Ok(s) if !nbsp => s,
             _ => {
@@ -143,6 +150,7 @@ impl<R: BufRead> RecordReader<R> {
     /// Mail headers switch quoted-printable decoding on and off; in a quoted-printable body,
     /// lines ending in a soft break (`=`) are joined with the next and escapes decoded. The
     /// record keeps the number of its first line.
+    #[cold]
     fn read_mail_line(&mut self) -> io::Result<()> {
         if let Some(on) = mail::encoding_switch(&self.bytes) {
             self.quoted_printable = on;
@@ -165,6 +173,7 @@ impl<R: BufRead> RecordReader<R> {
     }
 
     /// Appends one line to `self.bytes`; false at end of input.
+    #[inline]
     fn read_line(&mut self) -> io::Result<bool> {
         let mut read_any = false;
         loop {
