@@ -66,6 +66,13 @@ pub(super) fn scan_dmesg_stamp(b: &[u8]) -> Option<(i64, u64, usize)> {
         digits += 1;
         i += 1;
     }
+    // Some Android kernels print the CPU after the stamp: `[ 5603.909536,0]`.
+    if b.get(i) == Some(&b',') {
+        let cpu_digits = b[i + 1..].iter().take_while(|d| d.is_ascii_digit()).count();
+        if (1..=4).contains(&cpu_digits) {
+            i += 1 + cpu_digits;
+        }
+    }
     if digits > 9 || b.get(i) != Some(&b']') {
         return None;
     }

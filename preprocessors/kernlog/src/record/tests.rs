@@ -28,6 +28,15 @@ fn dmesg_plain_and_caller() {
 }
 
 #[test]
+fn dmesg_stamp_with_the_cpu_after_it() {
+    let l = parse_line("[ 5655.287196,0] PM: Preparing system for mem sleep");
+    assert_eq!(l.format, Format::Dmesg);
+    assert_eq!(monotonic(&l), 5_655_287_196);
+    assert_eq!(l.message, "PM: Preparing system for mem sleep");
+    assert_eq!(parse_line("[ 5655.287196,] x").format, Format::Unstamped);
+}
+
+#[test]
 fn dmesg_messages_that_look_like_hosts_stay_dmesg() {
     let l = parse_line("[  450.410235] sd 1:0:0:0: [sda] Starting disk");
     assert_eq!(l.format, Format::Dmesg);

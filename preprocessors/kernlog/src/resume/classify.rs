@@ -40,7 +40,11 @@ pub(super) fn classify(m: &str) -> Option<Marker> {
     match m.as_bytes().first()? {
         b'L' if m.starts_with("Linux version ") => Some(BootBanner),
         b'P' => classify_pm(m),
-        b'F' if m.starts_with("Freezing") && m.contains(" failed") => Some(Aborted),
+        // `Freezing of tasks failed after 20.003 seconds`; `... aborted after 0.000 seconds`
+        // when a wakeup event arrives while tasks freeze (Android kernels).
+        b'F' if m.starts_with("Freezing") && (m.contains(" failed") || m.contains(" aborted")) => {
+            Some(Aborted)
+        }
         b'F' if m.starts_with("Freezing user space processes") => Some(FreezeStart),
         b'F' if m.starts_with("Freezing remaining freezable tasks") => {
             Some(if m.contains("completed") || m.ends_with("done.") {
@@ -117,7 +121,8 @@ fn classify_pm(m: &str) -> Option<Marker> {
         Some(Aborted)
     } else if let Some(mode) = rest.strip_prefix("suspend entry") {
         Some(SuspendEntry(mode_in_parens(mode)))
-    } else if rest == "suspend exit" {
+    } else if rest == "suspend exit" || rest.starts_with("suspend exit ") {
+        // Android kernels add the wall time: `PM: suspend exit 2016-03-01 16:26:05.96 UTC`.
         Some(SuspendExit)
     } else if rest.starts_with("Syncing filesystems") {
         Some(OldSuspendEntry(None))

@@ -294,3 +294,26 @@ fn an_entry_after_an_attempt_under_way_starts_the_next_attempt() {
     assert!(cs[1].aborted.is_some(), "{:?}", cs[1].aborted);
     assert!(cs[0].aborted.is_none() && cs[2].aborted.is_none());
 }
+
+#[test]
+fn android_wording_a_wakeup_that_aborts_the_freezer_and_dated_entry_and_exit() {
+    let log = "\
+[  613.670710] Freezing of tasks aborted after 0.000 seconds
+[  613.670723] Restarting tasks ... done.
+[  613.671882] PM: suspend exit 2016-03-01 16:26:05.961222028 UTC
+[  613.965209] PM: suspend entry 2016-03-01 16:26:06.254544580 UTC
+[  613.989645] PM: Preparing system for mem sleep
+[  613.996534] PM: Entering mem sleep
+";
+    let cs = cycles(log);
+    assert_eq!(cs.len(), 2);
+    assert_eq!(cs[0].aborted.as_ref().map(|a| a.line), Some(1));
+    assert!(
+        cs[0].exit.is_some(),
+        "the dated exit line ends the first attempt"
+    );
+    assert_eq!(
+        (cs[1].mode, cs[1].entry.map(|e| e.line)),
+        (Some(SleepMode::Deep), Some(4))
+    );
+}
