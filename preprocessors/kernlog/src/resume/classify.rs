@@ -30,6 +30,8 @@ pub(super) enum Marker {
     ThawDone,
     OldThawDone,
     SuspendExit,
+    /// A line only a hibernation prints (image memory, image creation): the attempt is one.
+    Hibernation,
     /// A device or the freezer refused: the attempt was abandoned before the system slept.
     Aborted,
 }
@@ -119,6 +121,8 @@ fn classify_pm(m: &str) -> Option<Marker> {
             && (rest.contains("failed") || rest.contains("aborted")))
     {
         Some(Aborted)
+    } else if let Some(hibernation) = classify_hibernation(rest) {
+        Some(hibernation)
     } else if let Some(mode) = rest.strip_prefix("suspend entry") {
         Some(SuspendEntry(mode_in_parens(mode)))
     } else if rest == "suspend exit" || rest.starts_with("suspend exit ") {
@@ -177,6 +181,30 @@ fn mode_in_parens(rest: &str) -> Option<SleepMode> {
         "s2idle" | "freeze" => Some(SleepMode::S2idle),
         "shallow" | "standby" => Some(SleepMode::Shallow),
         _ => None,
+    }
+}
+
+/// Hibernation's own `PM:` lines: `Hibernation mode set to 'platform'` and (5.x on)
+/// `hibernation: hibernation entry` begin one, `hibernation: hibernation exit` ends it, and
+/// the image lines (`Preallocating image memory`, `Creating hibernation image`) mark the
+/// attempt under way as a hibernation.
+fn classify_hibernation(rest: &str) -> Option<Marker> {
+    use Marker::*;
+    let hibernate = Some(SleepMode::Hibernate);
+    let rest = rest.strip_prefix("hibernation: ").unwrap_or(rest);
+    if rest.starts_with("Hibernation mode set to") {
+        Some(OldSuspendEntry(hibernate))
+    } else if rest.starts_with("hibernation entry") {
+        Some(SuspendEntry(hibernate))
+    } else if rest.starts_with("hibernation exit") {
+        Some(SuspendExit)
+    } else if rest.starts_with("Preallocating image memory")
+        || rest.starts_with("Creating hibernation image")
+        || rest.starts_with("Creating image")
+    {
+        Some(Hibernation)
+    } else {
+        None
     }
 }
 

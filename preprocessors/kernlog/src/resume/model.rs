@@ -41,6 +41,9 @@ pub enum SleepMode {
     S2idle,
     /// Standby (ACPI S1).
     Shallow,
+    /// Hibernation (suspend to disk): the image is written and the machine powers off; the
+    /// resume is a new boot that reads the image back.
+    Hibernate,
 }
 
 /// The named spans of a cycle, in the order they happen.
@@ -93,12 +96,13 @@ impl PhaseName {
 }
 
 impl SleepMode {
-    /// The name the kernel uses in `PM: suspend entry (deep)`.
+    /// The name the kernel uses in `PM: suspend entry (deep)` (`hibernate` for hibernation).
     pub fn name(self) -> &'static str {
         match self {
             SleepMode::Deep => "deep",
             SleepMode::S2idle => "s2idle",
             SleepMode::Shallow => "shallow",
+            SleepMode::Hibernate => "hibernate",
         }
     }
 }

@@ -317,3 +317,25 @@ fn android_wording_a_wakeup_that_aborts_the_freezer_and_dated_entry_and_exit() {
         (Some(SleepMode::Deep), Some(4))
     );
 }
+
+#[test]
+fn a_hibernation_is_named_so() {
+    // 4.x wording: the disk mode, then the image; 5.x on: its own entry and exit lines.
+    let old = "\
+[  100.000000] PM: Hibernation mode set to 'platform'
+[  100.100000] PM: Syncing filesystems ... done.
+[  100.200000] Freezing user space processes ... (elapsed 0.074 seconds) done.
+[  100.300000] PM: Preallocating image memory... done (allocated 492884 pages)
+";
+    let modes: Vec<_> = cycles(old).iter().map(|c| c.mode).collect();
+    assert_eq!(modes, [Some(SleepMode::Hibernate)]);
+    let new = "\
+[  200.000000] PM: hibernation: hibernation entry
+[  200.100000] Freezing user space processes
+[  200.200000] PM: hibernation: Creating image:
+[  260.000000] PM: hibernation: hibernation exit
+";
+    let cs = cycles(new);
+    assert_eq!((cs.len(), cs[0].mode), (1, Some(SleepMode::Hibernate)));
+    assert_eq!(cs[0].suspend_span_ms(), Some(60_000.0));
+}

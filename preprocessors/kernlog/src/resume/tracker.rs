@@ -283,6 +283,7 @@ impl CycleTracker {
             FreezeStart => {
                 open.freeze_start.get_or_insert(event);
             }
+            Hibernation => open.cycle.mode = Some(SleepMode::Hibernate),
             FreezeEnd => open.freeze_end = Some(event),
             PlatformSleep(mode) => {
                 open.platform_sleep.get_or_insert(event);
