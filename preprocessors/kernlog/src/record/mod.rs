@@ -181,13 +181,9 @@ fn strip_capture_stamp(text: &str) -> &str {
         return text;
     };
     let (_, stamped) = strip_level(rest);
-    match parse_bracketed(stamped) {
-        Some(Line {
-            stamp: Some(Stamp::Monotonic(_)),
-            ..
-        }) => rest,
-        _ => text,
-    }
+    let kernel_stamp = parse_bracketed(stamped)
+        .is_some_and(|line| matches!(line.stamp, Some(Stamp::Monotonic(_))));
+    if kernel_stamp { rest } else { text }
 }
 
 fn parse_stamped(text: &str) -> Option<Line<'_>> {

@@ -73,8 +73,9 @@ pub(super) fn parse_month_line(text: &str) -> Option<Line<'_>> {
 /// a kernel line that carries the kernel's own stamp is one; anything else stays text.
 pub(super) fn parse_dateless_kernel_line(text: &str) -> Option<Line<'_>> {
     let (host, origin, message) = split_host_ident(text, true)?;
+    // `host_line` gives the line a stamp only when the message carries the kernel's own.
     let line = host_line(Format::Syslog, None, 0, host, origin, message);
-    (line.format == Format::Syslog && line.stamp.is_some()).then_some(line)
+    line.stamp.is_some().then_some(line)
 }
 
 /// A journal or syslog line after its stamp; a kernel message that carries the kernel's
