@@ -233,10 +233,18 @@ impl ClockState {
             Some(Stamp::Wall(w)) => Some(self.wall(w, line.format)),
             None => None,
         };
+        // `dmesg --reltime` gives the wall time to the minute on the first line (and again
+        // when the minute changes), then the exact step from each line to the next. The
+        // first anchor is the origin those steps count from: every difference measured
+        // after it is as exact as the steps, so it does not coarsen the figures.
+        let origin = line.format == Format::DmesgReltime
+            && matches!(line.stamp, Some(Stamp::Wall(_)))
+            && self.last.is_none_or(|(t, _)| t.clock != Clock::Wall);
+        let resolution_us = if origin { 1 } else { line.resolution_us };
         let (time, resolution_us, continuation) = match placed {
             Some(t) => {
-                self.last = Some((t, line.resolution_us));
-                (Some(t), line.resolution_us, false)
+                self.last = Some((t, resolution_us));
+                (Some(t), resolution_us, false)
             }
             None => match self.last {
                 Some((t, res)) => (Some(t), res, true),
@@ -396,6 +404,19 @@ mod tests {
         let t0 = recs[0].1.unwrap();
         assert_eq!(recs[1].1.unwrap() - t0, 500_000);
         assert_eq!(recs[2].1.unwrap() - t0, 1_750_000);
+    }
+
+    #[test]
+    fn reltime_origin_keeps_the_steps_exact() {
+        // The lab's capture starts so (util-linux pads the day with a space); a later
+        // anchor, printed when the minute changes, hides the step before it.
+        let input = b"[Dec 1 02:51] a\n[  +0.000894] b\n[Dec 1 02:52] c\n[  +0.000001] d\n";
+        let mut reader = RecordReader::new(&input[..]);
+        let mut resolutions = Vec::new();
+        while let Some(r) = reader.next_record() {
+            resolutions.push(r.unwrap().resolution_us);
+        }
+        assert_eq!(resolutions, [1, 1, 60_000_000, 1]);
     }
 
     #[test]

@@ -1,5 +1,6 @@
-//! Real suspend/resume logs, as people posted them in public bug reports and threads, each
-//! with figures written down by reading the log (not by running kernlog): see
+//! Real suspend/resume logs, as people posted them in public bug reports and threads (and a
+//! few a real kernel printed in this project's QEMU lab, for the input classes no public post
+//! showed), each with figures written down by reading the log (not by running kernlog): see
 //! `tests/corpus/MANIFEST.yaml` for where each comes from and what it should give.
 //!
 //! The test prints how many files match. A file whose analysis differs from its expectations
@@ -142,7 +143,7 @@ fn real_world_logs_match_their_expectations() {
     for entry in &entries {
         let provenance = [&entry.posted, &entry.licence, &entry.kernel, &entry.machine];
         assert!(
-            ["http", "mid:", "archive:"]
+            ["http", "mid:", "archive:", "lab:"]
                 .iter()
                 .any(|scheme| entry.source.starts_with(scheme))
                 && provenance.iter().all(|f| !f.is_empty()),

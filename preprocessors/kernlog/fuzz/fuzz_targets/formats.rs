@@ -1,8 +1,8 @@
 //! Structure-aware: suspend/resume records written in every format kernlog reads (dmesg
-//! plain, -T, --time-format iso, --reltime, kmsg, journalctl short, short-iso,
+//! plain, -T, --time-format iso, --reltime (anchors and signed steps), kmsg, journalctl short, short-iso,
 //! short-monotonic, syslog, a capture tool's date before a raw dmesg line, mail quotes, a
 //! quoted-printable mail body), with fuzzer-chosen fields that may hold multi-byte text, odd
-//! numbers and stamps that step back. No panic, no negative duration, and every line read as
+//! numbers and stamps that step back, LF or CR LF line ends. No panic, no negative duration, and every line read as
 //! a record (outside quoted-printable bodies, which join lines at soft breaks).
 #![no_main]
 
@@ -15,6 +15,8 @@ enum Format {
     Ctime,
     Iso,
     Reltime,
+    /// `--reltime`'s step from the line above, `+` or `-` as `seconds` is even or odd.
+    ReltimeStep,
     Kmsg,
     JournalShort,
     JournalIso,
@@ -51,6 +53,8 @@ struct Line {
     /// Free text put into one field of the stamp (host, month, offset, ...).
     field: Option<String>,
     message: Message,
+    /// CR LF instead of LF, as a serial console or a Windows editor writes it.
+    crlf: bool,
 }
 
 fn message(m: &Message) -> String {
@@ -94,7 +98,12 @@ fn render_format(format: &Format, s: u32, us: u32, field: &str, msg: &str) -> St
         Format::Plain => format!("[{s:5}.{us:06}] {msg}"),
         Format::Ctime => format!("[Mon Sep 11 {h:02}:{m:02}:{sec:02}{field} 2025] {msg}"),
         Format::Iso => format!("2025-09-11T{h:02}:{m:02}:{sec:02},{us:06}+0{field}:00 {msg}"),
-        Format::Reltime => format!("[Sep11 {h:02}:{m:02}{field}] {msg}"),
+        // `%b%e`: the day padded with a space below 10 (`Dec 1`), none above (`Dec11`).
+        Format::Reltime => format!("[Dec{:2} {h:02}:{m:02}{field}] {msg}", s % 31 + 1),
+        Format::ReltimeStep => {
+            let sign = if s % 2 == 1 { '-' } else { '+' };
+            format!("[  {sign}{}.{us:06}{field}] {msg}", s % 100)
+        }
         Format::Kmsg => format!("6,{s},{}{us:06},-{field};{msg}", s),
         Format::JournalShort => format!("Sep 11 {h:02}:{m:02}:{sec:02} host{field} kernel: {msg}"),
         Format::JournalIso => {
@@ -138,7 +147,10 @@ fn quoted_printable(text: &str) -> String {
 }
 
 fuzz_target!(|lines: Vec<Line>| {
-    let text: String = lines.iter().map(|l| render(l) + "\n").collect();
+    let text: String = lines
+        .iter()
+        .map(|l| render(l) + if l.crlf { "\r\n" } else { "\n" })
+        .collect();
     let analysis = kernlog::analyze_str(&text);
     // A lone CR also ends a record, so there are at least as many records as `lines()`,
     // unless a quoted-printable mail body joins lines at its soft breaks.

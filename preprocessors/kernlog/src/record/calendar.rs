@@ -73,11 +73,23 @@ pub(super) fn parse_ctime(inner: &str) -> Option<WallTime> {
 }
 
 /// `dmesg --reltime` anchors: `Sep11 16:04` (minute resolution) or `Sep11 16:04:05`.
+/// util-linux prints the date with `%b%e`, so a day below 10 is padded with a space:
+/// `Dec 1 02:51`.
 pub(super) fn parse_reltime_anchor(inner: &str) -> Option<(WallTime, u64)> {
-    let (date, time) = inner.split_once(' ')?;
-    let split = date.find(|c: char| c.is_ascii_digit())?;
+    let mut words = inner.split_whitespace();
+    let date = words.next()?;
+    let split = date
+        .find(|c: char| c.is_ascii_digit())
+        .unwrap_or(date.len());
     let month = month_number(&date[..split])?;
-    let day: u8 = digits(&date[split..])?;
+    let day: u8 = match &date[split..] {
+        "" => digits(words.next()?)?,
+        day => digits(day)?,
+    };
+    let time = words.next()?;
+    if words.next().is_some() {
+        return None;
+    }
     let (hour, minute, second, resolution) = match time.len() {
         5 => {
             let (h, m) = time.split_once(':')?;

@@ -84,8 +84,11 @@ pub(super) fn scan_dmesg_stamp(b: &[u8]) -> Option<(i64, u64, usize)> {
 pub(super) fn parse_bracket_stamp(inner: &str) -> Option<(Stamp, Format, u64)> {
     let first = *inner.as_bytes().first()?;
     match first {
-        b'+' => {
+        // util-linux prints the step with a sign (`%+8.6f`): a record stamped before the
+        // one above it (another CPU's clock) shows a negative step.
+        b'+' | b'-' => {
             let (micros, res) = parse_seconds(inner[1..].trim_start())?;
+            let micros = if first == b'-' { -micros } else { micros };
             Some((Stamp::Delta(micros), Format::DmesgReltime, res))
         }
         b'<' => {

@@ -81,9 +81,22 @@ fn dmesg_iso_and_reltime() {
         (l.format, l.stamp),
         (Format::DmesgReltime, Some(Stamp::Delta(894)))
     );
+    // A step back, as the QEMU lab's capture shows one during boot.
+    let l = parse_line("[  -0.303932] calibrate_delay_direct() failed");
+    assert_eq!(l.stamp, Some(Stamp::Delta(-303_932)));
+    assert_eq!(parse_line("[  -] x").format, Format::Unstamped);
     let l = parse_line("[Sep11 16:04] ACPI: PM: Low-level resume complete");
     assert_eq!(l.format, Format::DmesgReltime);
     assert_eq!(l.resolution_us, 60_000_000);
+    // util-linux pads a one-digit day with a space (`%b%e`), as in the QEMU lab's capture.
+    let l = parse_line("[Dec 1 02:51] Linux version 7.3.4-qemulab (root@vm)");
+    assert_eq!(l.format, Format::DmesgReltime);
+    let Some(Stamp::Wall(w)) = l.stamp else {
+        panic!("no anchor read from {l:?}")
+    };
+    assert_eq!((w.month, w.day, w.hour, w.minute), (12, 1, 2, 51));
+    assert_eq!(l.message, "Linux version 7.3.4-qemulab (root@vm)");
+    assert_eq!(parse_line("[Dec 1 2 02:51] x").format, Format::Unstamped);
     let l = parse_line("[<    0.000037>] CPU1 is up");
     assert_eq!(l.stamp, Some(Stamp::Delta(37)));
 }
