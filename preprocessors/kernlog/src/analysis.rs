@@ -5,7 +5,7 @@ use std::io::{self, BufRead};
 use crate::findings::{Finding, findings};
 use crate::mtrr::{MtrrCollector, MtrrReport};
 use crate::probes::{ProbeResult, ProbeTracker};
-use crate::reader::{Record, RecordReader};
+use crate::reader::{Clock, Record, RecordReader};
 use crate::record::Format;
 use crate::resume::{Cycle, CycleTracker};
 use crate::trace::{TraceStats, parse_trace_line};
@@ -21,6 +21,9 @@ pub struct InputSummary {
     pub format_counts: [u64; Format::ALL.len()],
     /// Coarsest resolution of any stamped kernel record, in microseconds.
     pub resolution_us: Option<u64>,
+    /// Kernel records stamped with a logger's time of reading (journalctl's realtime
+    /// outputs, syslog without the kernel's stamp): no duration is measured from them.
+    pub logger_stamped_records: u64,
 }
 
 impl InputSummary {
@@ -99,9 +102,12 @@ impl Analyzer {
         input.format_counts[record.format.index()] += 1;
         if record.is_kernel() {
             input.kernel_records += 1;
-            if record.time.is_some() && !record.continuation {
+            if let Some(time) = record.time.filter(|_| !record.continuation) {
                 input.resolution_us =
                     Some(input.resolution_us.unwrap_or(0).max(record.resolution_us));
+                if time.clock == Clock::Received {
+                    input.logger_stamped_records += 1;
+                }
             }
         } else {
             input.user_records += 1;

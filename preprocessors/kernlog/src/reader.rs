@@ -23,6 +23,9 @@ pub enum Clock {
     Monotonic,
     /// Calendar time, in microseconds since 1970 (UTC where the line said its offset).
     Wall,
+    /// Calendar time at which a logger (journald, syslogd) read the line: see
+    /// [`Stamp::Received`]. Lines keep their order on it, but no duration is taken from it.
+    Received,
 }
 
 /// A point in time, in microseconds on its clock.
@@ -41,6 +44,13 @@ impl Time {
     /// Microseconds from `earlier` to `self`, or `None` across clocks.
     pub fn since(self, earlier: Time) -> Option<i64> {
         (self.clock == earlier.clock).then(|| self.micros.saturating_sub(earlier.micros))
+    }
+
+    /// Microseconds the kernel took from `earlier` to `self`: as [`Time::since`], but `None`
+    /// on a logger's clock, whose steps are when the logger read the lines.
+    pub fn kernel_since(self, earlier: Time) -> Option<i64> {
+        self.since(earlier)
+            .filter(|_| self.clock != Clock::Received)
     }
 }
 
@@ -230,7 +240,8 @@ impl ClockState {
                     clock: Clock::Monotonic,
                 },
             }),
-            Some(Stamp::Wall(w)) => Some(self.wall(w, line.format)),
+            Some(Stamp::Wall(w)) => Some(self.wall(w, line.format, Clock::Wall)),
+            Some(Stamp::Received(w)) => Some(self.wall(w, line.format, Clock::Received)),
             None => None,
         };
         // `dmesg --reltime` gives the wall time to the minute on the first line (and again
@@ -262,10 +273,10 @@ impl ClockState {
         }
     }
 
-    fn wall(&mut self, w: WallTime, format: Format) -> Time {
+    fn wall(&mut self, w: WallTime, format: Format, clock: Clock) -> Time {
         let yearless = w.year.is_none();
         let mut micros = wall_micros(&w, self.year_offset);
-        if yearless && let Some((last, _)) = self.last.filter(|(t, _)| t.clock == Clock::Wall) {
+        if yearless && let Some((last, _)) = self.last.filter(|(t, _)| t.clock == clock) {
             // A year-less stamp far before the previous one is the next January.
             if last.micros.saturating_sub(micros) > 180 * 86_400 * 1_000_000 {
                 self.year_offset += 1;
@@ -278,10 +289,7 @@ impl ClockState {
         {
             micros = micros.max(last.micros);
         }
-        Time {
-            micros,
-            clock: Clock::Wall,
-        }
+        Time { micros, clock }
     }
 }
 

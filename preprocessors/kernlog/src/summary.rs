@@ -47,6 +47,15 @@ fn write_summary(out: &mut String, a: &Analysis, links: Links) -> std::fmt::Resu
         Some(us) => writeln!(out, "timestamp resolution: {}", resolution(us))?,
         None => writeln!(out, "timestamp resolution: no time stamps")?,
     }
+    if input.logger_stamped_records > 0 {
+        writeln!(
+            out,
+            "times: {} kernel lines carry the time the logger (journald, syslogd) read them, \
+             not the kernel's; the logger sleeps through a suspend, so no durations are \
+             measured from them (capture with dmesg, or journalctl -k -o short-monotonic)",
+            input.logger_stamped_records
+        )?;
+    }
     if a.cycles.is_empty() {
         writeln!(out, "\nno suspend/resume cycle found")?;
     }
@@ -107,7 +116,10 @@ fn write_summary(out: &mut String, a: &Analysis, links: Links) -> std::fmt::Resu
                     cpu.cpu,
                     cpu.apic.as_deref().unwrap_or("-"),
                     bringup.as_deref().unwrap_or("-"),
-                    after.as_deref().unwrap_or("not up")
+                    after.as_deref().unwrap_or(match cpu.up {
+                        Some(_) => "up, no time",
+                        None => "not up",
+                    })
                 )?;
             }
         }

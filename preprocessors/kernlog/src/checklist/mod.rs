@@ -6,6 +6,7 @@
 
 use crate::analysis::Analysis;
 use crate::findings::{SLOW_BRINGUP_MS, seconds};
+use crate::reader::Clock;
 use crate::resume::Cycle;
 
 /// The message the fix prints once when it restored the MTRRs early on resume.
@@ -138,6 +139,7 @@ pub fn check(analysis: &Analysis, limits: Limits) -> Checklist {
     items.push(consistency_item(analysis, &windows));
     items.push(warnings_item(analysis, &windows));
     let passed = items.iter().all(|i| i.status != Status::Fail);
+    let untimed = items[0].status == Status::Skip;
     let verdict = if !passed {
         let failed: Vec<&str> = items
             .iter()
@@ -145,6 +147,8 @@ pub fn check(analysis: &Analysis, limits: Limits) -> Checklist {
             .map(|i| i.name)
             .collect();
         format!("FAIL: {}", failed.join(", "))
+    } else if diagnostic.is_empty() && untimed {
+        "PASS: nothing failed, but the CPU bring-up could not be timed (see above)".to_string()
     } else if diagnostic.is_empty() {
         "PASS: not affected (the MTRRs were not found changed on resume)".to_string()
     } else {
@@ -176,10 +180,21 @@ fn bringup_item(cycles: &[&Cycle], limits: Limits) -> Item {
         }
     }
     let Some((ms, cpu, line)) = slowest else {
+        let logger_times = cycles
+            .iter()
+            .flat_map(|c| &c.cpus)
+            .filter_map(|cpu| cpu.up?.time)
+            .any(|t| t.clock == Clock::Received);
+        let reason = if logger_times {
+            "the log's times are when the logger (journald, syslogd) read the lines, not the \
+             kernel's; capture with dmesg, or journalctl -k -o short-monotonic"
+        } else {
+            "the log has no time stamps for the CPU bring-up"
+        };
         return Item {
             name: "CPU bring-up time",
             status: Status::Skip,
-            reason: "the log has no time stamps for the CPU bring-up".into(),
+            reason: reason.into(),
             lines: Vec::new(),
         };
     };

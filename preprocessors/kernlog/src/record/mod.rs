@@ -96,8 +96,13 @@ pub enum Stamp {
     Monotonic(i64),
     /// Time since the previous record (`dmesg --reltime`, `--time-format delta`), in microseconds.
     Delta(i64),
-    /// A calendar time.
+    /// A calendar time the kernel's clock gives (`dmesg -T`, `--time-format iso`, reltime).
     Wall(WallTime),
+    /// A calendar time a logger gave the line as it read it from the kernel (journalctl's
+    /// realtime outputs, syslog without the kernel's stamp). The logger is frozen with the
+    /// rest of user space during a suspend and reads what the kernel printed meanwhile only
+    /// after the thaw, all at once: such times order lines but do not time the kernel.
+    Received(WallTime),
 }
 
 /// Who wrote a line.

@@ -97,6 +97,11 @@ pub(super) fn host_line<'a>(
         return line;
     }
     let (caller, message) = split_caller(message);
+    // Without the kernel's own stamp, the line's time is the logger's.
+    let stamp = stamp.map(|stamp| match stamp {
+        Stamp::Wall(wall) => Stamp::Received(wall),
+        other => other,
+    });
     let mut line = Line::new(format, stamp, resolution_us, message);
     line.caller = caller;
     line.host = Some(host);

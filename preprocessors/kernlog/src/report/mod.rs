@@ -51,6 +51,7 @@ pub struct InputDoc {
     pub kernel_records: u64,
     pub user_records: u64,
     pub timestamp_resolution_s: Option<f64>,
+    pub logger_stamped_records: u64,
 }
 
 #[derive(Debug, Serialize)]
@@ -187,6 +188,7 @@ impl Report {
                 kernel_records: input.kernel_records,
                 user_records: input.user_records,
                 timestamp_resolution_s: input.resolution_us.map(|us| us as f64 / 1e6),
+                logger_stamped_records: input.logger_stamped_records,
             },
             cycles: analysis
                 .cycles

@@ -23,10 +23,11 @@ impl Event {
         }
     }
 
-    /// Milliseconds from `earlier` to `self`; `None` without times or across clocks.
-    /// Tiny negative steps (stamps from different CPUs) count as zero.
+    /// Milliseconds the kernel took from `earlier` to `self`; `None` without times, across
+    /// clocks or on a logger's clock. Tiny negative steps (stamps from different CPUs) count
+    /// as zero.
     pub fn ms_since(&self, earlier: &Event) -> Option<f64> {
-        let us = self.time?.since(earlier.time?)?;
+        let us = self.time?.kernel_since(earlier.time?)?;
         Some(us.max(0) as f64 / 1000.0)
     }
 }

@@ -339,3 +339,33 @@ fn a_hibernation_is_named_so() {
     assert_eq!((cs.len(), cs[0].mode), (1, Some(SleepMode::Hibernate)));
     assert_eq!(cs[0].suspend_span_ms(), Some(60_000.0));
 }
+
+#[test]
+fn a_loggers_times_give_the_cycle_but_no_durations() {
+    // NEW as journalctl prints it: with -o short-monotonic the kernel's stamps, with
+    // -o short-precise the times journald read the lines (all after the thaw, the way the
+    // QEMU lab's capture shows it).
+    let monotonic: String = NEW
+        .lines()
+        .map(|l| l.replacen("] ", "] host kernel: ", 1) + "\n")
+        .collect();
+    let read_times: String = NEW
+        .lines()
+        .enumerate()
+        .map(|(i, l)| {
+            let message = &l[l.find("] ").unwrap() + 2..];
+            format!("Dec 01 03:10:53.{:06} host kernel: {message}\n", 100 + i)
+        })
+        .collect();
+    let kernel = &cycles(&monotonic)[0];
+    assert_eq!(kernel.enable_phase_ms(), Some(2100.0));
+    let logger = &cycles(&read_times)[0];
+    assert_eq!(logger.mode, Some(SleepMode::Deep));
+    assert_eq!(logger.phases.len(), kernel.phases.len());
+    assert!(logger.cpus[0].up.is_some());
+    assert_eq!(logger.enable_phase_ms(), None);
+    assert_eq!(logger.suspend_span_ms(), None);
+    assert_eq!(logger.cpus[0].bringup_ms(), None);
+    assert!(logger.phases.iter().all(|p| p.ms().is_none()));
+    assert!(logger.gaps.is_empty());
+}

@@ -185,7 +185,7 @@ impl CycleTracker {
         self.last_time = Some(time);
         if let (Some(open), Some(prev)) = (self.current.as_mut(), self.last_event) {
             let now = Event::of(record);
-            if let Some(us) = time.since(prev.time.unwrap_or(time)) {
+            if let Some(us) = time.kernel_since(prev.time.unwrap_or(time)) {
                 keep_largest(
                     &mut open.pending_gaps,
                     Gap {

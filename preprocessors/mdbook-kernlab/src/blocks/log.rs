@@ -198,7 +198,8 @@ fn show_time(time: Option<Time>, resolution_us: u64) -> String {
     let digits = decimals(resolution_us);
     match t.clock {
         Clock::Monotonic => format!("{:.digits$}", t.seconds()),
-        Clock::Wall => {
+        // A logger's time of reading is shown as the log gives it, like a calendar time.
+        Clock::Wall | Clock::Received => {
             let secs = t.micros.div_euclid(1_000_000);
             let day = secs.rem_euclid(86_400);
             let base = format!("{:02}:{:02}:{:02}", day / 3600, day / 60 % 60, day % 60);
@@ -415,7 +416,7 @@ pub fn render(cx: &Resources<'_>, body: &str) -> Outcome<String> {
     let head = Cells {
         number: "line".into(),
         time: match shown.iter().find_map(|l| l.time).map(|t| t.clock) {
-            Some(Clock::Wall) => "time",
+            Some(Clock::Wall | Clock::Received) => "time",
             Some(Clock::Monotonic) => "seconds",
             None => "",
         }
