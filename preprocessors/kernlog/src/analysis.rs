@@ -10,6 +10,9 @@ use crate::record::Format;
 use crate::resume::{Cycle, CycleTracker};
 use crate::trace::{TraceStats, parse_trace_line};
 
+/// How to capture a log with the kernel's own stamps, for the hints that ask for one.
+pub const KERNEL_STAMPED_CAPTURE: &str = "capture with dmesg, or journalctl -k -o short-monotonic";
+
 /// What the input was made of.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct InputSummary {

@@ -2,7 +2,7 @@
 
 use std::fmt::Write;
 
-use crate::analysis::Analysis;
+use crate::analysis::{Analysis, KERNEL_STAMPED_CAPTURE};
 use crate::findings::{Links, seconds};
 use crate::probes::by_point;
 
@@ -41,7 +41,7 @@ fn write_summary(out: &mut String, a: &Analysis, links: Links) -> std::fmt::Resu
     match input.resolution_us {
         Some(us) if us >= 1_000_000 => writeln!(
             out,
-            "timestamp resolution: {} (for finer figures capture with dmesg, or journalctl -k -o short-monotonic)",
+            "timestamp resolution: {} (for finer figures {KERNEL_STAMPED_CAPTURE})",
             resolution(us)
         )?,
         Some(us) => writeln!(out, "timestamp resolution: {}", resolution(us))?,
@@ -52,7 +52,7 @@ fn write_summary(out: &mut String, a: &Analysis, links: Links) -> std::fmt::Resu
             out,
             "times: {} kernel lines carry the time the logger (journald, syslogd) read them, \
              not the kernel's; the logger sleeps through a suspend, so no durations are \
-             measured from them (capture with dmesg, or journalctl -k -o short-monotonic)",
+             measured from them ({KERNEL_STAMPED_CAPTURE})",
             input.logger_stamped_records
         )?;
     }

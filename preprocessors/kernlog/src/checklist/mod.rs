@@ -4,9 +4,8 @@
 //! [`check`] turns an [`Analysis`] into items that pass, fail or do not apply, each with its
 //! reason and the lines that show it, and an overall verdict.
 
-use crate::analysis::Analysis;
+use crate::analysis::{Analysis, KERNEL_STAMPED_CAPTURE};
 use crate::findings::{SLOW_BRINGUP_MS, seconds};
-use crate::reader::Clock;
 use crate::resume::Cycle;
 
 /// The message the fix prints once when it restored the MTRRs early on resume.
@@ -127,7 +126,11 @@ pub fn check(analysis: &Analysis, limits: Limits) -> Checklist {
         };
     }
     let resumed: Vec<&Cycle> = windows.iter().map(|w| w.cycle).collect();
-    let mut items = vec![bringup_item(&resumed, limits), cpus_back_item(&resumed)];
+    let logger_times = analysis.input.logger_stamped_records > 0;
+    let mut items = vec![
+        bringup_item(&resumed, limits, logger_times),
+        cpus_back_item(&resumed),
+    ];
     let diagnostic: Vec<u64> = analysis
         .mtrr
         .warnings
@@ -161,7 +164,8 @@ pub fn check(analysis: &Analysis, limits: Limits) -> Checklist {
     }
 }
 
-fn bringup_item(cycles: &[&Cycle], limits: Limits) -> Item {
+/// `logger_times`: the log's stamps are a logger's times of reading, which time nothing.
+fn bringup_item(cycles: &[&Cycle], limits: Limits, logger_times: bool) -> Item {
     let mut slowest: Option<(f64, u32, u64)> = None;
     let mut measured = 0;
     let mut slow_lines = Vec::new();
@@ -180,21 +184,18 @@ fn bringup_item(cycles: &[&Cycle], limits: Limits) -> Item {
         }
     }
     let Some((ms, cpu, line)) = slowest else {
-        let logger_times = cycles
-            .iter()
-            .flat_map(|c| &c.cpus)
-            .filter_map(|cpu| cpu.up?.time)
-            .any(|t| t.clock == Clock::Received);
         let reason = if logger_times {
-            "the log's times are when the logger (journald, syslogd) read the lines, not the \
-             kernel's; capture with dmesg, or journalctl -k -o short-monotonic"
+            format!(
+                "the log's times are when the logger (journald, syslogd) read the lines, not \
+                 the kernel's; {KERNEL_STAMPED_CAPTURE}"
+            )
         } else {
-            "the log has no time stamps for the CPU bring-up"
+            "the log has no time stamps for the CPU bring-up".to_string()
         };
         return Item {
             name: "CPU bring-up time",
             status: Status::Skip,
-            reason: reason.into(),
+            reason,
             lines: Vec::new(),
         };
     };
