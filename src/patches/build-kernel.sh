@@ -13,8 +13,9 @@
 #                       folder above TREE) or bzImage
 #   --version-suffix S  appended to the kernel version (default: -mtrrfix)
 # Without --config or --fragment an existing TREE/.config is used as it is, so a second run
-# with more patches is an incremental rebuild. Patches are applied in order with patch -p1;
-# a patch that does not apply stops the build before anything is changed by it.
+# with more patches is an incremental rebuild. Patches are applied in order with patch -p1
+# and no fuzz (every context line must match); a patch that does not apply stops the build
+# before anything is changed by it.
 set -eu
 
 die() { echo "build-kernel.sh: $*" >&2; exit 1; }
@@ -58,9 +59,9 @@ done
 cd "$tree"
 
 for p in $patches; do
-  patch -p1 --dry-run --batch --silent <"$p" >/dev/null 2>&1 ||
-    die "$(basename "$p") does not apply to $(pwd) (already applied, or another kernel version?)"
-  patch -p1 --batch --silent <"$p"
+  patch -p1 --fuzz=0 --dry-run --batch --silent <"$p" >/dev/null 2>&1 ||
+    die "$(basename "$p") does not apply to $(pwd) without fuzz (already applied, or another kernel version?)"
+  patch -p1 --fuzz=0 --batch --silent <"$p"
   echo "applied $(basename "$p")"
 done
 
