@@ -1,19 +1,25 @@
 #!/usr/bin/env python3
 """Judge one run of the QEMU lab and print its entry of verdicts.yaml.
 
-Usage: judge.py KERNEL FIRMWARE CONSOLE_LOG ANALYSIS_JSON CHECK_OUTPUT APS
+Usage: judge.py KERNEL CASE CONSOLE_LOG ANALYSIS_JSON CHECK_OUTPUT APS CYCLES TIMINGS
 
-Reads the console log (for the MTRR dumps that the lab's init writes), the analysis that
-`kernlog analyze --json` made of it, and the output of `kernlog check`. Prints the run's
-YAML entry (verdicts only, no timings, so that a rerun gives the same text) and exits 1,
-with the reasons on stderr, when the run breaks what the lab expects:
+KERNEL is without-fix or with-fix; CASE one of seabios, ovmf, clobber, good, stale (see
+examples/qemu-lab/run). The counts come from the console log itself, not from kernlog: the
+debug patch prints one `MTRR cpu N changes:XYZ` line per set_mtrr_state() pass ("___" for a
+pass that wrote nothing) and, with stop_machine_debug, one `stop_machine: rendezvous` line per
+rendezvous; the lab's init prints every CPU's MTRRs after boot and after every resume. For
+each resume (a suspend whose boot CPU went through the platform's low-level resume) it counts
 
-- every run: one resume per cycle, every CPU's MTRRs after every resume equal to the same
-  CPU's after boot;
-- the MTRR updates after the boot CPU's restore, per resume: n(n+3)/2 for n APs when the
-  kernel has the fix and the firmware changed the boot CPU's MTRRs, n + 1 otherwise;
-- `kernlog check`: PASS for the kernel with the fix; without it, PASS where the firmware
-  left the MTRRs alone and FAIL (the diagnostic is missing) where it changed them.
+- the boot CPU's restore: did it write anything (before "Enabling non-boot CPUs");
+- while the APs are thawed: set_mtrr_state() passes, passes that wrote (MTRR writes),
+  rendezvous, and the APs programmed before their "CPUn is up" line (restored early);
+- the fix's one-line diagnostic.
+
+Attempts that thawed the APs without a platform resume (pm_test) are counted apart: they
+must not print the diagnostic. The entry holds verdicts only, no timings, so that a rerun
+gives the same text; the bring-up phase of each resume (emulator time, from `kernlog
+analyze`) is appended to TIMINGS instead. Exits 1, with the reasons on stderr, when the run
+breaks what the lab expects for its kernel and case.
 """
 
 import json
@@ -21,57 +27,74 @@ import re
 import sys
 
 DUMP = re.compile(r"qemulab: mtrrs (\S+) cpu(\d+) (.*)$")
+PASS = re.compile(r"MTRR cpu (\d+) changes:([VFT_]{3})")
+UP = re.compile(r"\bCPU(\d+) is up")
 ITEM = re.compile(r"^\[(PASS|FAIL|SKIP)\] ([^:]+):")
+RENDEZVOUS = "stop_machine: rendezvous"
+DIAGNOSTIC = re.compile(r"mtrr: CPUs (\S+) resumed with MTRRs other than saved")
+V1_DIAGNOSTIC = "unexpected MTRR settings on resume"
 
 
-def resumed(cycles):
-    return [c for c in cycles if c["cpus"]]
+def attempts(lines):
+    """Each suspend attempt that thawed the APs: (resumed, bp_lines, thaw_lines)."""
+    out, current = [], None
+    for line in lines:
+        if "PM: suspend entry" in line:
+            current = {"bp": [], "thaw": [], "thawing": False, "resumed": False}
+            out.append(current)
+            continue
+        if current is None:
+            continue
+        if "Low-level resume complete" in line:
+            current["resumed"] = True
+        if "Enabling non-boot CPUs" in line:
+            current["thawing"] = True
+        if "PM: suspend exit" in line or "Waking up from system sleep state" in line:
+            current["thawing"] = False
+        if current["thawing"]:
+            current["thaw"].append(line)
+        elif not current["thaw"]:
+            current["bp"].append(line)
+    return [a for a in out if a["thaw"]]
 
 
-def runs_of(doc, cpu):
-    for entry in doc["mtrr"]["changes"]:
-        if entry["cpu"] == cpu:
-            return entry["runs"]
-    return []
+def count(attempt, aps):
+    passes, early, up = [], set(), set()
+    for line in attempt["thaw"]:
+        m = PASS.search(line)
+        if m:
+            cpu = int(m.group(1))
+            passes.append(m.group(2))
+            if cpu != 0 and cpu not in up:
+                early.add(cpu)
+        m = UP.search(line)
+        if m:
+            up.add(int(m.group(1)))
+    bp = [PASS.search(l).group(2) for l in attempt["bp"] if PASS.search(l) and PASS.search(l).group(1) == "0"]
+    return {
+        "boot_cpu_write": 1 if bp and bp[-1] != "___" else 0,
+        "passes": len(passes),
+        "writes": sum(p != "___" for p in passes),
+        "rendezvous": sum(RENDEZVOUS in l for l in attempt["thaw"]),
+        "early": sorted(early),
+        "diagnostics": sum(bool(DIAGNOSTIC.search(l)) or V1_DIAGNOSTIC in l for l in attempt["thaw"]),
+        "up": len(up),
+    }
 
 
-def boot_cpu_restores(doc, cycles):
-    """Flags of the boot CPU's restore in each resume (its run before the first AP boots)."""
-    out = []
-    for c in cycles:
-        first_ap = min(cpu["booting_line"] or c["last_line"] for cpu in c["cpus"])
-        flags = [r["flags"] for r in runs_of(doc, 0) if c["first_line"] <= r["line"] < first_ap]
-        out.append(flags[0] if flags else "none")
-    return out
-
-
-def aps_at_first_check(doc, cycles):
-    """The flags each AP's first MTRR check found in each resume, as one word per resume."""
-    out = []
-    for c in cycles:
-        seen = set()
-        for cpu in c["cpus"]:
-            start = cpu["booting_line"] or c["first_line"]
-            later = [r["flags"] for r in runs_of(doc, cpu["cpu"]) if start < r["line"] <= c["last_line"]]
-            seen.add(later[0] if later else "none")
-        out.append("/".join(sorted(seen)))
-    return out
-
-
-def compare_dumps(log_path):
+def compare_dumps(lines):
     boot, total, differ = {}, 0, []
-    with open(log_path, encoding="utf-8", errors="replace") as log:
-        for line in log:
-            m = DUMP.search(line.rstrip("\n"))
-            if not m:
-                continue
-            when, cpu, regs = m.groups()
-            if when == "boot":
-                boot[cpu] = regs
-            else:
-                total += 1
-                if boot.get(cpu) != regs:
-                    differ.append(f"{when}:cpu{cpu}")
+    for line in lines:
+        m = DUMP.search(line)
+        if not m:
+            continue
+        when, cpu, regs = m.groups()
+        if when == "boot":
+            boot[cpu] = regs
+        elif when.startswith("after-cycle"):
+            total += 1
+            if boot.get(cpu) != regs:
+                differ.append(f"{when}:cpu{cpu}")
     if total == 0:
         return "no dumps", ["the log has no MTRR dumps after a resume"]
     if differ:
@@ -81,54 +104,79 @@ def compare_dumps(log_path):
     return f"all {total} equal to boot", []
 
 
+def expected(kernel, case, aps):
+    """What each resume must show: (boot CPU writes, APs restored early, writes, rendezvous, diagnostics)."""
+    bp = 1 if case in ("ovmf", "clobber") else 0
+    aps_reset = case != "good"
+    all_aps = list(range(1, aps + 1))
+    if kernel == "with-fix" and aps_reset:
+        return bp, all_aps, aps, aps + 1, 1
+    return bp, [], aps if aps_reset else 0, 1, 0
+
+
+def flow(values):
+    return "[" + ", ".join(str(v) for v in values) + "]"
+
+
 def main():
-    kernel, firmware, log_path, json_path, check_path, aps = sys.argv[1:7]
-    aps = int(aps)
+    kernel, case, log_path, json_path, check_path, aps, cycles, timings = sys.argv[1:9]
+    aps, cycles = int(aps), int(cycles)
+    with open(log_path, encoding="utf-8", errors="replace") as f:
+        lines = f.read().splitlines()
     with open(json_path, encoding="utf-8") as f:
         doc = json.load(f)
     with open(check_path, encoding="utf-8") as f:
         check_lines = f.read().splitlines()
-    cycles_expected = int(sys.argv[7]) if len(sys.argv) > 7 else None
-    cycles = resumed(doc["cycles"])
-    problems = []
-
     verdict = check_lines[-1] if check_lines else "no output"
     items = [f"{m.group(1)} {m.group(2)}" for m in map(ITEM.match, check_lines) if m]
-    updates = [(c.get("mtrr_updates") or {}).get("after_boot_cpu") for c in cycles]
-    with open(log_path, encoding="utf-8", errors="replace") as log:
-        diagnostics = sum("unexpected MTRR settings on resume" in line for line in log)
-    dumps, dump_problems = compare_dumps(log_path)
-    problems += dump_problems
 
-    fixed, changed = kernel == "with-fix", firmware == "changed"
-    per_cpu, single = aps * (aps + 3) // 2, aps + 1
-    expected = per_cpu if fixed and changed else single
-    if cycles_expected is not None and len(cycles) != cycles_expected:
-        problems.append(f"{len(cycles)} resumes found, {cycles_expected} cycles run")
-    if any(u != expected for u in updates):
-        problems.append(f"MTRR updates per resume {updates}, expected {expected} each")
-    want = "FAIL" if changed and not fixed else "PASS"
-    if not verdict.startswith(want):
-        problems.append(f"kernlog check says {verdict!r}, expected {want}")
-    if changed and not fixed and "FAIL diagnostic if and only if the MTRRs changed" not in items:
-        problems.append("without the fix, the diagnostic item should be the one that fails")
+    runs = attempts(lines)
+    resumes = [count(a, aps) for a in runs if a["resumed"]]
+    aborted = [count(a, aps) for a in runs if not a["resumed"]]
+    dumps, problems = compare_dumps(lines)
 
-    def flow(values):
-        return "[" + ", ".join(str(v) for v in values) + "]"
+    bp, early, writes, rendezvous, diagnostics = expected(kernel, case, aps)
+    if len(resumes) != cycles:
+        problems.append(f"{len(resumes)} resumes found, {cycles} cycles run")
+    for i, r in enumerate(resumes, 1):
+        total = r["boot_cpu_write"] + r["writes"]
+        if kernel == "with-fix" and total > aps + 1:
+            problems.append(f"resume {i}: {total} MTRR writes, more than n + 1 = {aps + 1}")
+        want = (bp, early, writes, rendezvous, diagnostics, aps)
+        got = (r["boot_cpu_write"], r["early"], r["writes"], r["rendezvous"], r["diagnostics"], r["up"])
+        if got != want:
+            problems.append(
+                f"resume {i}: boot CPU write, APs restored early, thaw writes, rendezvous, "
+                f"diagnostics, APs up = {got}, expected {want}"
+            )
+    if case == "stale" and len(aborted) != 1:
+        problems.append(f"{len(aborted)} aborted attempts that thawed the APs, expected 1")
+    for a in aborted:
+        if a["diagnostics"] or a["early"]:
+            problems.append(f"an aborted attempt restored APs {a['early']} and printed {a['diagnostics']} diagnostics")
+
+    with open(timings, "a", encoding="utf-8") as f:
+        phases = [c.get("enable_phase_ms") for c in doc["cycles"] if c.get("cpus")]
+        f.write(f"  - {{kernel: {kernel}, case: {case}, bringup_ms: {flow(phases)}}}\n")
 
     print(f"  - kernel: {kernel}")
-    print(f"    firmware: {firmware}")
-    print(f"    resumes: {len(cycles)}")
-    print(f"    check: \"{verdict}\"")
+    print(f"    case: {case}")
+    print(f"    resumes: {len(resumes)}")
+    print(f"    check: {json.dumps(verdict)}")
     print(f"    check_items: {flow(json.dumps(i) for i in items)}")
-    print(f"    boot_cpu_restore: {flow(boot_cpu_restores(doc, cycles))}")
-    print(f"    aps_at_first_check: {flow(aps_at_first_check(doc, cycles))}")
-    print(f"    fix_diagnostics: {diagnostics}")
-    print(f"    mtrr_updates_after_boot_cpu: {flow(updates)}")
-    print(f"    expected_updates: {expected}")
+    print(f"    boot_cpu_writes: {flow(r['boot_cpu_write'] for r in resumes)}")
+    print(f"    aps_restored_early: {flow(len(r['early']) for r in resumes)}")
+    print(f"    thaw_passes: {flow(r['passes'] for r in resumes)}")
+    print(f"    thaw_writes: {flow(r['writes'] for r in resumes)}")
+    print(f"    mtrr_writes: {flow(r['boot_cpu_write'] + r['writes'] for r in resumes)}")
+    print(f"    rendezvous: {flow(r['rendezvous'] for r in resumes)}")
+    print(f"    fix_diagnostics: {flow(r['diagnostics'] for r in resumes)}")
+    if aborted:
+        print(f"    aborted_attempts: {len(aborted)}")
+        print(f"    aborted_diagnostics: {sum(a['diagnostics'] for a in aborted)}")
     print(f"    cpu_mtrrs_after_resume: \"{dumps}\"")
     for p in problems:
-        print(f"qemu-lab: {kernel}/{firmware}: {p}", file=sys.stderr)
+        print(f"qemu-lab: {kernel}/{case}: {p}", file=sys.stderr)
     sys.exit(1 if problems else 0)
 
 

@@ -1,20 +1,23 @@
 #!/usr/bin/env python3
 """Write the QEMU lab's entries of data/MANIFEST.yaml (called by `run --update`).
 
-Usage: manifest.py MANIFEST KEY=VALUE...   (package, release, qemu, busybox, config_hash,
-cycles, date). Every entry whose path starts with qemu-lab/ is replaced; the rest of the
-file is kept byte for byte.
+Usage: manifest.py MANIFEST KEY=VALUE...   (package, release, qemu, busybox, ovmf,
+config_hash, cycles, cpus, date). The entries of the lab's runs, verdicts and timings are
+replaced and those of lab logs that no longer exist dropped; the rest of the file (the v1
+comparison's entry among it) is kept byte for byte.
 """
 
 import json
 import pathlib
 import sys
 
-RUNS = {
-    "without-fix-unchanged": ("without the fix", "as SeaBIOS leaves them"),
-    "without-fix-changed": ("without the fix", "changed by the test-only patch on every resume"),
-    "with-fix-unchanged": ("with the fix", "as SeaBIOS leaves them"),
-    "with-fix-changed": ("with the fix", "changed by the test-only patch on every resume"),
+KERNELS = {"without-fix": "without the fix", "with-fix": "with v2 of the fix"}
+CASES = {
+    "seabios": ("SeaBIOS", "", "as SeaBIOS leaves them: every AP reset, the boot CPU kept"),
+    "ovmf": ("OVMF", "", "as OVMF leaves them: every AP reset, a variable range of the boot CPU cleared"),
+    "clobber": ("SeaBIOS", " qemulab_clobber_mtrr", "the boot CPU's rewritten by the test-only patch (MacBook-like), every AP reset"),
+    "good": ("SeaBIOS", " qemulab_restore_aps", "restored on every CPU by the test-only patch (a well-behaved firmware)"),
+    "stale": ("SeaBIOS", " labscenario=stale", "as SeaBIOS leaves them, after a suspend with every AP offline and one aborted at pm_test=core"),
 }
 
 
@@ -26,18 +29,24 @@ def main():
     manifest = pathlib.Path(sys.argv[1])
     v = dict(arg.split("=", 1) for arg in sys.argv[2:])
     data = manifest.parent
-    cycles = v["cycles"]
+    cycles, cpus = v["cycles"], v["cpus"]
     notes = [
         f"kernel source: Debian {v['package']}; configuration: make tinyconfig merged with "
         f"examples/qemu-lab/lab.config (sha256 {v['config_hash']}...)",
-        f"{v['qemu']}, SeaBIOS; initramfs of busybox-static {v['busybox']} with examples/qemu-lab/init",
+        f"{v['qemu']}, SeaBIOS or OVMF {v['ovmf']}; initramfs of busybox-static {v['busybox']} with examples/qemu-lab/init",
         f"made on {v['date']}; CI reruns the lab and compares verdicts.yaml, not these logs",
     ]
     entries = []
-    for name, (kernel, firmware) in RUNS.items():
+    logs = sorted(p.stem for p in (data / "qemu-lab").glob("*.log"))
+    for name in logs:
+        kernel_key, _, case_key = name.rpartition("-")
+        if kernel_key not in KERNELS or case_key not in CASES:
+            continue  # a log of another origin (the v1 comparison) keeps its own entry
+        kernel = KERNELS[kernel_key]
+        bios, extra, firmware = CASES[case_key]
         path = f"qemu-lab/{name}.log"
         lines = len((data / path).read_text(encoding="utf-8", errors="replace").splitlines())
-        clobber = " qemulab_clobber_mtrr" if name.endswith("-changed") else ""
+        bios_arg = " -bios /usr/share/ovmf/OVMF.fd" if bios == "OVMF" else ""
         entries.append(
             [
                 f"- path: {path}",
@@ -49,11 +58,11 @@ def main():
                 "  kind: dmesg",
                 "  command: "
                 + q(
-                    "qemu-system-x86_64 -accel tcg -machine pc -smp 4 -m 256 -append 'console=ttyS0 "
-                    f"no_console_suspend mtrr=debug printk.devkmsg=on labcycles={cycles}{clobber}'"
+                    f"qemu-system-x86_64 -accel tcg -machine pc -smp {cpus} -m 256{bios_arg} -append 'console=ttyS0 "
+                    f"no_console_suspend mtrr=debug stop_machine_debug=1 printk.devkmsg=on labcycles={cycles}{extra}'"
                 ),
                 "  follows: "
-                + q(f"the kernel {kernel} (with the debug and test-only patches); the boot CPU's MTRRs {firmware}"),
+                + q(f"the kernel {kernel} (with the debug and test-only patches) under {bios}; MTRRs {firmware}"),
                 "  description: "
                 + q(f"Boot, {cycles} suspend/resume cycles and power-off of the QEMU lab guest, {kernel}; MTRRs {firmware}."),
                 "  elisions: []",
@@ -73,19 +82,42 @@ def main():
             "  kernel_evidence: stated (include/config/kernel.release of the build)",
             "  kind: table",
             "  command: examples/qemu-lab/run --update",
-            "  follows: the four runs above",
+            "  follows: the runs above",
             "  description: "
-            + q("The verdicts of the four runs: kernlog check, MTRR updates per resume, every CPU's MTRRs against boot."),
+            + q("The verdicts of every run: kernlog check, MTRR writes, passes and rendezvous per resume, the APs restored early, every CPU's MTRRs against boot."),
             "  elisions: []",
             "  notes:",
             *[f"  - {q(n)}" for n in notes],
-            "  records: 4",
+            f"  records: {len(entries)}",
             f"  lines: {len((data / 'qemu-lab/verdicts.yaml').read_text().splitlines())}",
+        ]
+    )
+    entries.append(
+        [
+            "- path: qemu-lab/timings.yaml",
+            "  source: examples/qemu-lab/run --update",
+            "  source_location: written by examples/qemu-lab/judge.py from kernlog analyze",
+            "  section: QEMU lab",
+            f"  kernel: {v['release']}",
+            "  kernel_evidence: stated (include/config/kernel.release of the build)",
+            "  kind: table",
+            "  command: examples/qemu-lab/run --update",
+            "  follows: the runs above",
+            "  description: "
+            + q("The bring-up phase of every resume of every run, in emulator time (QEMU TCG on a shared 2-core machine), not hardware time."),
+            "  elisions: []",
+            "  notes:",
+            *[f"  - {q(n)}" for n in notes],
+            f"  records: {len(entries) - 1}",
+            f"  lines: {len((data / 'qemu-lab/timings.yaml').read_text().splitlines())}",
         ]
     )
     text = manifest.read_text(encoding="utf-8")
     head, *blocks = text.split("\n- path: ")
-    kept = [b for b in blocks if not b.startswith("qemu-lab/")]
+    ours = {e[0][len("- path: "):] for e in entries}
+    kept = [b for b in blocks if b.split("\n", 1)[0] not in ours and not (
+        b.startswith("qemu-lab/") and b.split("\n", 1)[0].endswith(".log") and not (data / b.split("\n", 1)[0]).exists()
+    )]
     out = "\n- path: ".join([head, *kept]).rstrip("\n") + "\n"
     out += "".join("\n".join(e) + "\n" for e in entries)
     manifest.write_text(out, encoding="utf-8")
