@@ -28,7 +28,10 @@ fn symbols_from_the_book_index() {
         l.url,
         "https://elixir.bootlin.com/linux/v6.16.6/source/kernel/stop_machine.c#L623"
     );
-    assert_eq!(s.link("stop_machine", Some("v7.3.4")).unwrap().line, Some(621));
+    assert_eq!(
+        s.link("stop_machine", Some("v7.3.4")).unwrap().line,
+        Some(621)
+    );
     let err = s.link("pat_bt_init", None).unwrap_err();
     assert!(err.hint.unwrap().contains("pat_bp_init"));
     assert!(s.link("_cpu_up", Some("v2.6.32")).is_err());
