@@ -5,7 +5,7 @@
 // redirects, 404 page and caching Pages applies; no console errors on the journey and on a
 // chart-heavy page; the anchors the cover letter cites scroll to their headings; charts are
 // visible and their bars contrast with the page in the light and the navy theme; the page is
-// readable on a phone; the sidebar toggle works as a button; search finds the journey; print includes the charts.
+// readable on a phone (chart labels of 10 px or more, the MTRR changes table reflowed); the sidebar toggle works as a button; search finds the journey; print includes the charts.
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
@@ -124,6 +124,64 @@ test('the journey is readable on a phone: only logs and tables scroll sideways',
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   assert.ok(overflow <= 1, `the page is ${overflow}px wider than the screen`);
   await page.screenshot({ path: path.join(shots, 'journey-phone.png') });
+  await context.close();
+});
+
+// On a phone a chart keeps its own width and scrolls inside its frame, so that its text is
+// not scaled below 10 px: the rendered size is the computed font size times the SVG's scale.
+for (const [url, id] of [['/', 'fig-short-version'], ['/journey', 'fig-bringup-stock'],
+  ['/journey', 'fig-probe-map'], ['/journey', 'fig-hist-cpu5']]) {
+  test(`${url}#${id}: chart labels are at least 10 px on a 390 px phone`, async () => {
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true });
+    const page = await context.newPage();
+    await page.goto(`${base}${url}`, { waitUntil: 'networkidle' });
+    const chart = page.locator(`#${id} svg.kl-chart`);
+    await chart.scrollIntoViewIfNeeded();
+    const sizes = await chart.evaluate((svg) => [...svg.querySelectorAll('text')]
+      .filter((t) => t.textContent.trim())
+      .map((t) => [t.textContent, parseFloat(getComputedStyle(t).fontSize) * t.getScreenCTM().a]));
+    assert.ok(sizes.length >= 5, `${sizes.length} labels`);
+    const small = sizes.filter(([, px]) => px < 10);
+    assert.deepEqual(small, [], 'labels rendered under 10 px');
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    assert.ok(overflow <= 1, `the page is ${overflow}px wider than the screen: the chart must scroll in its frame`);
+    await chart.screenshot({ path: path.join(shots, `phone-${id}.png`) });
+    await context.close();
+  });
+}
+
+test('the MTRR changes table shows what was rewritten on a phone, and stays a table', async () => {
+  const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true });
+  const page = await context.newPage();
+  await page.goto(`${base}/journey`, { waitUntil: 'networkidle' });
+  const table = page.locator('#tbl-mtrr-resume-changes table');
+  await table.scrollIntoViewIfNeeded();
+  // Two frames: the figure's content-visibility lets the browser render it once in view.
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+  const [list, row, key] = await table.evaluate((t) => {
+    const box = (e) => { const r = e.getBoundingClientRect(); return { left: r.left, right: r.right, height: r.height }; };
+    const first = t.querySelector('tbody tr');
+    return [box(first.lastElementChild), box(first), box(first.firstElementChild)];
+  });
+  // The list of rewritten registers is on screen, as wide as the row, not a narrow column.
+  assert.ok(list.left >= 0 && list.right <= 390, `list at ${list.left}-${list.right}`);
+  assert.ok(list.right - list.left >= 0.9 * (row.right - row.left), `list ${JSON.stringify(list)}, row ${JSON.stringify(row)}`);
+  // The key cells (CPU, line, flags, type) are on screen too, and no taller than a few lines.
+  assert.ok(key.left >= 0 && key.height < 100, `key cell ${JSON.stringify(key)}`);
+  // Chromium's accessibility tree still has a table of rows and cells.
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('DOM.enable');
+  await cdp.send('Accessibility.enable');
+  const role = async (selector) => {
+    const { root } = await cdp.send('DOM.getDocument', { depth: 0 });
+    const { nodeId } = await cdp.send('DOM.querySelector', { nodeId: root.nodeId, selector });
+    const { nodes } = await cdp.send('Accessibility.getPartialAXTree', { nodeId, fetchRelatives: false });
+    return nodes[0].role.value;
+  };
+  assert.equal(await role('#tbl-mtrr-resume-changes table'), 'table');
+  assert.equal(await role('#tbl-mtrr-resume-changes tbody tr'), 'row');
+  assert.equal(await role('#tbl-mtrr-resume-changes tbody td'), 'cell');
+  await table.screenshot({ path: path.join(shots, 'phone-mtrr-changes.png') });
   await context.close();
 });
 

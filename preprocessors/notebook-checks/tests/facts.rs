@@ -7,6 +7,7 @@
 
 use serde::Deserialize;
 use serde_json::Value;
+use std::collections::BTreeMap;
 
 mod figures;
 
@@ -167,4 +168,52 @@ fn the_recorded_disagreements_show_in_the_data() {
         changed_aps("mtrr/resume-6.16.7-debug-slow.log", Some('T')),
         [1, 6, 7]
     );
+}
+
+/// Every set of changed APs holds one hardware thread of each core but the boot CPU's, and
+/// never CPU 4, the boot CPU's sibling (journey, "One thread of each core"). Cores come from
+/// the APIC ids of each capture's own Booting lines: the two threads of a core differ only in
+/// the lowest bit.
+#[test]
+fn the_changed_aps_are_one_thread_of_each_core_but_the_boot_cpus() {
+    let expected: [(&str, &[u32]); 3] = [
+        ("mtrr/resume-6.16.7-debug-slow.log", &[1, 6, 7]),
+        (
+            "mtrr/resume-6.16.7-debug-undelayed-part2-cpu-bringup.log",
+            &[1, 2, 3],
+        ),
+        ("mtrr/resume-6.16.7-debug-conditional-fix.log", &[1, 2, 3]),
+    ];
+    for (rel, aps) in expected {
+        assert_eq!(changed_aps(rel, None), aps, "{rel}");
+        let core: BTreeMap<u32, u32> = analysis(rel).cycles[0]
+            .cpus
+            .iter()
+            .map(|c| {
+                let apic = c.apic.as_deref().expect("an APIC id on every Booting line");
+                let id = u32::from_str_radix(apic.trim_start_matches("0x"), 16).unwrap();
+                (c.cpu, id >> 1)
+            })
+            .collect();
+        assert_eq!(core.len(), 7, "{rel}: seven APs booted");
+        // The boot CPU's core is the one with a single AP: its other thread is the boot CPU.
+        let mut threads: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
+        for (cpu, c) in &core {
+            threads.entry(*c).or_default().push(*cpu);
+        }
+        let boot_core: Vec<u32> = threads
+            .iter()
+            .filter(|(_, cpus)| cpus.len() == 1)
+            .map(|(c, _)| *c)
+            .collect();
+        assert_eq!(boot_core, [0], "{rel}");
+        assert_eq!(threads[&0], [4], "{rel}: CPU 4 is the boot CPU's sibling");
+        let mut changed_cores: Vec<u32> = aps.iter().map(|cpu| core[cpu]).collect();
+        changed_cores.sort_unstable();
+        assert_eq!(
+            changed_cores,
+            [1, 2, 3],
+            "{rel}: one thread of each other core"
+        );
+    }
 }

@@ -22,7 +22,16 @@ fn symbols_from_the_book_index() {
     // The corrected entries of the source list.
     assert_eq!(s.link("pat_bp_init", None).unwrap().line, Some(250));
     assert_eq!(s.link("mtrr_bp_init", None).unwrap().line, Some(559));
-    assert_eq!(s.link("stop_machine", None).unwrap().line, Some(114));
+    // stop_machine() at its definition, not at the prototype in include/linux/stop_machine.h.
+    let l = s.link("stop_machine", None).unwrap();
+    assert_eq!(
+        l.url,
+        "https://elixir.bootlin.com/linux/v6.16.6/source/kernel/stop_machine.c#L623"
+    );
+    assert_eq!(
+        s.link("stop_machine", Some("v7.3.4")).unwrap().line,
+        Some(621)
+    );
     let err = s.link("pat_bt_init", None).unwrap_err();
     assert!(err.hint.unwrap().contains("pat_bp_init"));
     assert!(s.link("_cpu_up", Some("v2.6.32")).is_err());

@@ -274,7 +274,7 @@ pub fn compare(cx: &Resources<'_>, body: &str) -> Outcome<String> {
                 Cell::num(format_value(v, digits, unit)),
             ]));
             bars.push(Bar {
-                label: format!("{group} {}", values.len()),
+                label: run_label(group, values.len(), files.len()),
                 start: 0.0,
                 end: v,
                 note: format_value(v, digits, unit),
@@ -307,6 +307,15 @@ pub fn compare(cx: &Resources<'_>, body: &str) -> Outcome<String> {
         bars,
     };
     chart_and_table(cx, &chart, &table, o.chart.unwrap_or(true))
+}
+
+/// A compare bar's label: the group's name, numbered only when the group has several runs.
+fn run_label(group: &str, run: usize, runs: usize) -> String {
+    if runs > 1 {
+        format!("{group} {run}")
+    } else {
+        group.to_string()
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -416,5 +425,16 @@ pub fn trace(cx: &Resources<'_>, body: &str) -> Outcome<String> {
             };
             cx.templates.render("hbar", &chart.layout())
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::run_label;
+
+    #[test]
+    fn a_group_of_one_run_is_labelled_by_its_name_alone() {
+        assert_eq!(run_label("without the fix", 1, 1), "without the fix");
+        assert_eq!(run_label("before", 2, 5), "before 2");
     }
 }
