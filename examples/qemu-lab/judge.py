@@ -31,7 +31,7 @@ PASS = re.compile(r"MTRR cpu (\d+) changes:([VFT_]{3})")
 UP = re.compile(r"\bCPU(\d+) is up")
 ITEM = re.compile(r"^\[(PASS|FAIL|SKIP)\] ([^:]+):")
 RENDEZVOUS = "stop_machine: rendezvous"
-DIAGNOSTIC = re.compile(r"mtrr: CPUs (\S+) resumed with MTRRs other than saved")
+DIAGNOSTIC = re.compile(r"MTRRs of CPUs (\S+) differed from the saved state")
 V1_DIAGNOSTIC = "unexpected MTRR settings on resume"
 
 
@@ -142,12 +142,12 @@ def main():
         total = r["boot_cpu_write"] + r["writes"]
         if kernel == "with-fix" and total > aps + 1:
             problems.append(f"resume {i}: {total} MTRR writes, more than n + 1 = {aps + 1}")
-        want = (bp, early, writes, rendezvous, diagnostics, aps)
-        got = (r["boot_cpu_write"], r["early"], r["writes"], r["rendezvous"], r["diagnostics"], r["up"])
+        want = (bp, early, writes, aps + 1, rendezvous, diagnostics, aps)
+        got = (r["boot_cpu_write"], r["early"], r["writes"], r["passes"], r["rendezvous"], r["diagnostics"], r["up"])
         if got != want:
             problems.append(
-                f"resume {i}: boot CPU write, APs restored early, thaw writes, rendezvous, "
-                f"diagnostics, APs up = {got}, expected {want}"
+                f"resume {i}: boot CPU write, APs restored early, thaw writes, thaw passes, "
+                f"rendezvous, diagnostics, APs up = {got}, expected {want}"
             )
     if case == "stale" and len(aborted) != 1:
         problems.append(f"{len(aborted)} aborted attempts that thawed the APs, expected 1")
