@@ -405,12 +405,7 @@ fn a_used_folder_and_a_timeout_shorter_than_the_wake_are_refused() {
     let e = capture(&mut host, &out, &[]).unwrap_err();
     assert!(e.contains("already exists and is not empty"), "{e}");
     let new = host.path("new");
-    let e = capture(
-        &mut host,
-        &new,
-        &["--wake-after", "30", "--timeout", "30"],
-    )
-    .unwrap_err();
+    let e = capture(&mut host, &new, &["--wake-after", "30", "--timeout", "30"]).unwrap_err();
     assert!(e.contains("must be longer than --wake-after"), "{e}");
     assert!(!host.path("new").exists());
 }
