@@ -97,10 +97,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
             }
         }
         Command::Capture(args) => {
-            let line: Vec<String> = std::env::args().collect();
+            let line = capture::command_line(std::env::args());
             let mut stderr = io::stderr().lock();
-            let (out, verdict) =
-                capture::run(&args, &mut capture::RealHost, line.join(" "), &mut stderr)?;
+            let (out, verdict) = capture::run(&args, &mut capture::RealHost, line, &mut stderr)?;
             writeln!(stdout, "{}: {}", out.display(), verdict_text(&verdict))?;
             if verdict == kernlog::bundle::Verdict::Complete {
                 ExitCode::SUCCESS

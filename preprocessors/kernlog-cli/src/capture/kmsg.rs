@@ -109,11 +109,14 @@ fn note(marks: &mut CycleMarks, message: &str) {
 }
 
 /// The kernel's words for a suspend that did not go through: devices or tasks that failed
-/// to suspend or freeze, a wakeup event that aborted it.
+/// to suspend or freeze, a wakeup event that aborted it. A device that fails to *resume*
+/// is no abort: the machine did suspend.
 fn is_failure(message: &str) -> bool {
     let lower = message.to_ascii_lowercase();
     let about_suspend = lower.starts_with("pm: ") || lower.starts_with("freezing ");
-    about_suspend && (lower.contains("fail") || lower.contains("abort"))
+    about_suspend
+        && !lower.contains("resume")
+        && (lower.contains("fail") || lower.contains("abort"))
 }
 
 #[cfg(test)]
@@ -143,7 +146,17 @@ mod tests {
         let mut marks = CycleMarks::default();
         note(&mut marks, "ACPI: PM: Waking up from system sleep state S3");
         note(&mut marks, "PM: resume from suspend-to-idle");
+        note(
+            &mut marks,
+            "PM: Device 0000:00:1f.3 failed to resume async: error -5",
+        );
         assert_eq!(marks.failure, None);
+        note(&mut marks, "PM: Wakeup pending, aborting suspend");
+        assert_eq!(
+            marks.failure.as_deref(),
+            Some("PM: Wakeup pending, aborting suspend")
+        );
+        marks.failure = None;
         note(
             &mut marks,
             "Freezing user space processes failed after 20.004 seconds (1 tasks refusing to freeze)",

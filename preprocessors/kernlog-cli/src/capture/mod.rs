@@ -134,6 +134,8 @@ pub fn run(
     w.checkpoint()?;
     writeln!(progress, "kernlog capture: writing {}", out.display())?;
     for n in 1..=args.cycles {
+        // What the kernel logged before this request belongs to no cycle of it.
+        w.kmsg.drain()?;
         w.kmsg.start_cycle();
         w.capture.cycles.push(Cycle {
             n,
@@ -269,6 +271,23 @@ fn check_out(out: &std::path::Path) -> Result<()> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
         Err(e) => Err(e).with_context(|| format!("cannot use {} as the bundle", out.display())),
     }
+}
+
+/// The command line as a shell would take it back: words with anything but plain
+/// characters in single quotes.
+pub fn command_line(words: impl IntoIterator<Item = String>) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "-_./=,:+@%".contains(c);
+    words
+        .into_iter()
+        .map(|w| {
+            if !w.is_empty() && w.chars().all(plain) {
+                w
+            } else {
+                format!("'{}'", w.replace('\'', "'\\''"))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 fn unix_seconds(host: &dyn Host) -> u64 {

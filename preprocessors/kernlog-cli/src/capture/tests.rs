@@ -9,7 +9,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use clap::Parser;
 use kernlog::bundle::{Bundle, Capture, Method, Outcome, Verdict, parse_dump};
 
-use super::{CaptureArgs, Host, run};
+use super::{CaptureArgs, Host, command_line, run};
 
 /// What one suspend request does on the fake machine.
 #[derive(Clone)]
@@ -419,5 +419,22 @@ fn the_mem_sleep_option_is_written_before_the_first_suspend() {
     assert_eq!(
         std::fs::read_to_string(host.path("sys/power/mem_sleep")).unwrap(),
         "deep"
+    );
+}
+
+#[test]
+fn the_recorded_command_line_keeps_its_words() {
+    let words = [
+        "kernlog",
+        "capture",
+        "--label",
+        "7.3.4 with v2",
+        "--out",
+        "it's",
+        "",
+    ];
+    assert_eq!(
+        command_line(words.map(String::from)),
+        r#"kernlog capture --label '7.3.4 with v2' --out 'it'\''s' ''"#
     );
 }
