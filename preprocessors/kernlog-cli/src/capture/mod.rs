@@ -114,7 +114,8 @@ pub fn run(
         cpus_online: system::cpus_online(host),
         cycles_requested: args.cycles,
         cycles: Vec::new(),
-        verdict: Verdict::Incomplete("capturing".to_string()),
+        // Set from the cycles at every checkpoint.
+        verdict: Verdict::Complete,
         kernel,
     };
     let mut w = Writer::create(&out, capture, command, &host.path("dev/kmsg"))?;
@@ -171,11 +172,8 @@ pub fn run(
             break;
         }
     }
-    w.kmsg.drain()?;
-    let verdict = w.capture.settled_verdict();
-    w.capture.verdict = verdict.clone();
     w.checkpoint()?;
-    Ok((out, verdict))
+    Ok((out, w.capture.verdict.clone()))
 }
 
 fn set_last(w: &mut Writer, change: impl FnOnce(&mut Cycle)) {

@@ -271,6 +271,11 @@ fn three_cycles_that_resume_make_a_complete_bundle() {
     let before2 = Capture::from_yaml(&host.snapshots[1]).unwrap();
     assert_eq!(before2.cycles.len(), 2);
     assert_eq!(before2.cycles[1].outcome, Outcome::Suspending);
+    // The file left as it was says what a reader would conclude.
+    assert_eq!(
+        before2.verdict,
+        Verdict::Incomplete("cycle 2: did-not-resume".to_string())
+    );
     assert_eq!(
         before2.settled_verdict(),
         Verdict::Incomplete("cycle 2: did-not-resume".to_string())

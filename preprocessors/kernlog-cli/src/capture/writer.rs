@@ -81,8 +81,11 @@ impl Writer {
     }
 
     /// Brings the kernel's log up to date, then rewrites `capture.yaml` and the manifest.
+    /// The verdict written is what the file shows if it stays as it is: before a suspend,
+    /// that the cycle did not resume.
     pub fn checkpoint(&mut self) -> Result<()> {
         self.kmsg.drain().context("cannot follow /dev/kmsg")?;
+        self.capture.verdict = self.capture.settled_verdict();
         let yaml = self.capture.to_yaml();
         self.write(bundle::CAPTURE_FILE, yaml.as_bytes())?;
         let log = fs::read(self.dir.join(bundle::KERNEL_LOG)).unwrap_or_default();
