@@ -148,8 +148,13 @@ pub fn run(
         w.checkpoint()?;
         writeln!(
             progress,
-            "kernlog capture: cycle {n} of {}: suspending ({method:?}, RTC wake after {} s)",
-            args.cycles, args.wake_after
+            "kernlog capture: cycle {n} of {}: suspending ({}, RTC wake after {} s)",
+            args.cycles,
+            match method {
+                Method::Systemd => "systemctl suspend",
+                Method::Sysfs => "mem to /sys/power/state",
+            },
+            args.wake_after
         )?;
         let (outcome, detail) = one_cycle(host, &mut w, method, args)?;
         if outcome == Outcome::Resumed {
