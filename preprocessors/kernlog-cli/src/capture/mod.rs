@@ -226,9 +226,18 @@ fn one_cycle(
     }
     // Woken otherwise (lid, key), the machine would keep an alarm for later.
     let _ = std::fs::write(&alarm, "0");
+    let waited = host.now().duration_since(requested).unwrap_or_default();
     let marks = &w.kmsg.marks;
     Ok(match (marks.entered, marks.exited, &marks.failure) {
         (_, true, Some(line)) => (Outcome::Aborted, Some(format!("the kernel: {line}"))),
+        (_, true, None) if waited > timeout => (
+            Outcome::DidNotResume,
+            Some(format!(
+                "the resume finished {} s after the request, later than --timeout {} s",
+                waited.as_secs(),
+                args.timeout
+            )),
+        ),
         (_, true, None) => (Outcome::Resumed, None),
         (false, false, _) => (
             Outcome::Aborted,

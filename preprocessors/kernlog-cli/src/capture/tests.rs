@@ -151,7 +151,7 @@ impl Host for FakeHost {
             .expect("a scripted act for every request")
         {
             Act::Resume(def_type) => {
-                self.advance(Duration::from_secs(20));
+                self.advance(Duration::from_secs(3));
                 self.msrs.borrow_mut().insert((1, 0x2ff), def_type);
                 self.kmsg("ACPI: PM: Low-level resume complete");
                 self.kmsg("PM: suspend exit");
@@ -225,8 +225,8 @@ fn three_cycles_that_resume_make_a_complete_bundle() {
     assert_eq!(c.mem_sleep.as_deref(), Some("s2idle [deep]"));
     assert_eq!(c.cpus_online, [0, 1]);
     assert_eq!(c.started, "2026-12-01T10:00:00Z");
-    // The clock moved 20 s per resume.
-    assert_eq!(c.cycles[1].requested, "2026-12-01T10:00:20Z");
+    // The clock moved 3 s per resume.
+    assert_eq!(c.cycles[1].requested, "2026-12-01T10:00:03Z");
     let outcomes: Vec<_> = c.cycles.iter().map(|c| c.outcome).collect();
     assert_eq!(outcomes, [Outcome::Resumed; 3]);
 
@@ -309,6 +309,18 @@ fn a_machine_that_does_not_wake_ends_the_capture_as_did_not_resume() {
     assert_eq!(bundle.capture.cycles[1].mtrr, None);
     assert_eq!(bundle.capture.verdict, Verdict::Incomplete(why.to_string()));
     assert!(!out.join("mtrr/after-cycle-2.txt").exists());
+}
+
+#[test]
+fn a_resume_that_finishes_after_the_timeout_did_not_resume_in_time() {
+    let mut host = FakeHost::new();
+    // The fake machine sleeps 3 s a cycle.
+    host.script = [Act::Resume(0xc06)].into();
+    let out = host.path("bundle");
+    let verdict = capture(&mut host, &out, &["--wake-after", "1", "--timeout", "2"]);
+    let why = "cycle 1: did-not-resume: the resume finished 3 s after the request, later than --timeout 2 s";
+    assert_eq!(verdict, Ok(Verdict::Incomplete(why.to_string())));
+    assert_eq!(host.requests.len(), 1);
 }
 
 #[test]
