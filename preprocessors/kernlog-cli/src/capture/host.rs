@@ -27,6 +27,8 @@ pub trait Host {
     fn now(&self) -> SystemTime;
     /// Waits a little between looks at the kernel's log.
     fn pause(&mut self, time: Duration);
+    /// The kernel release from uname(2), for kernels without /proc/sys (tinyconfig).
+    fn uname_release(&self) -> Option<String>;
 
     /// `root/rel`.
     fn path(&self, rel: &str) -> PathBuf {
@@ -96,6 +98,16 @@ impl Host for RealHost {
 
     fn pause(&mut self, time: Duration) {
         std::thread::sleep(time);
+    }
+
+    fn uname_release(&self) -> Option<String> {
+        // SAFETY: uname fills the zeroed struct it is given; its fields are NUL-terminated.
+        let mut name: libc::utsname = unsafe { std::mem::zeroed() };
+        if unsafe { libc::uname(&mut name) } != 0 {
+            return None;
+        }
+        let release = unsafe { std::ffi::CStr::from_ptr(name.release.as_ptr()) };
+        Some(release.to_string_lossy().into_owned())
     }
 }
 

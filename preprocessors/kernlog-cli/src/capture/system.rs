@@ -83,8 +83,9 @@ pub fn read_trimmed(host: &dyn Host, rel: &str) -> Option<String> {
 
 /// The running kernel: release and command line.
 pub fn kernel(host: &dyn Host) -> Result<Kernel> {
-    let Some(release) = read_trimmed(host, "proc/sys/kernel/osrelease") else {
-        bail!("cannot read the kernel release from /proc/sys/kernel/osrelease (is /proc mounted?)");
+    let release = read_trimmed(host, "proc/sys/kernel/osrelease").or_else(|| host.uname_release());
+    let Some(release) = release else {
+        bail!("cannot read the kernel release from /proc/sys/kernel/osrelease or uname(2)");
     };
     Ok(Kernel {
         release,

@@ -36,6 +36,8 @@ pub struct FakeHost {
     pub snapshots: Vec<String>,
     clock: Cell<SystemTime>,
     seq: Cell<u64>,
+    /// What uname(2) says; `None` as if it failed.
+    pub uname: Option<String>,
 }
 
 impl FakeHost {
@@ -53,6 +55,7 @@ impl FakeHost {
             snapshots: Vec::new(),
             clock: Cell::new(UNIX_EPOCH + Duration::from_secs(1_796_119_200)),
             seq: Cell::new(0),
+            uname: None,
         };
         for (rel, text) in [
             ("sys/power/state", "freeze mem disk\n"),
@@ -172,6 +175,10 @@ impl Host for FakeHost {
 
     fn pause(&mut self, time: Duration) {
         self.advance(time);
+    }
+
+    fn uname_release(&self) -> Option<String> {
+        self.uname.clone()
     }
 }
 
@@ -454,4 +461,18 @@ fn the_recorded_command_line_keeps_its_words() {
         command_line(words.map(String::from)),
         r#"kernlog capture --label '7.3.4 with v2' --out 'it'\''s' ''"#
     );
+}
+
+#[test]
+fn without_proc_sys_the_release_comes_from_uname() {
+    let mut host = FakeHost::new();
+    std::fs::remove_dir_all(host.path("proc/sys")).unwrap();
+    let e = refused(&mut host, &[]);
+    assert!(e.contains("cannot read the kernel release"), "{e}");
+    host.uname = Some("6.12.48-qemulab".to_string());
+    host.script = [Act::Resume(0xc06)].into();
+    let out = host.path("bundle");
+    capture(&mut host, &out, &["--cycles", "1"]).unwrap();
+    let bundle = Bundle::open(&out).unwrap();
+    assert_eq!(bundle.capture.kernel.release, "6.12.48-qemulab");
 }
