@@ -10,6 +10,7 @@ use kernlog::checklist::{Limits, check, render_checklist};
 use kernlog::report::Report;
 use kernlog::summary::render_summary;
 
+mod capture;
 mod input;
 mod pages;
 
@@ -45,6 +46,10 @@ enum Command {
         #[arg(long, default_value_t = kernlog::findings::SLOW_BRINGUP_MS)]
         max_bringup_ms: f64,
     },
+    /// Suspend and resume this machine N times (as root) and write a capture bundle: the
+    /// kernel's log, every CPU's MTRRs after boot and after each resume, what was done.
+    /// The exit status is 0 when every cycle resumed, 1 when not.
+    Capture(capture::CaptureArgs),
 }
 
 fn main() -> ExitCode {
@@ -91,9 +96,27 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 ExitCode::from(1)
             }
         }
+        Command::Capture(args) => {
+            let line = capture::command_line(std::env::args());
+            let mut stderr = io::stderr().lock();
+            let (out, verdict) = capture::run(&args, &mut capture::RealHost, line, &mut stderr)?;
+            writeln!(stdout, "{}: {}", out.display(), verdict_text(&verdict))?;
+            if verdict == kernlog::bundle::Verdict::Complete {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            }
+        }
     };
     stdout.flush().or_else(ignore_broken_pipe)?;
     Ok(code)
+}
+
+fn verdict_text(verdict: &kernlog::bundle::Verdict) -> String {
+    match verdict {
+        kernlog::bundle::Verdict::Complete => "complete: every cycle resumed".to_string(),
+        kernlog::bundle::Verdict::Incomplete(why) => format!("incomplete: {why}"),
+    }
 }
 
 fn ignore_broken_pipe(e: io::Error) -> io::Result<()> {
