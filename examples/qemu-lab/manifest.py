@@ -17,7 +17,7 @@ CASES = {
     "ovmf": ("OVMF", "", "as OVMF leaves them: every AP reset, a variable range of the boot CPU cleared"),
     "clobber": ("SeaBIOS", " qemulab_clobber_mtrr", "the boot CPU's rewritten by the test-only patch (MacBook-like), every AP reset"),
     "good": ("SeaBIOS", " qemulab_restore_aps", "restored on every CPU by the test-only patch (a well-behaved firmware)"),
-    "stale": ("SeaBIOS", " labscenario=stale", "as SeaBIOS leaves them, after a suspend with every AP offline and one aborted at pm_test=core"),
+    "stale": ("SeaBIOS", " labscenario=stale qemulab_clobber_mtrr", "the boot CPU's rewritten by the test-only patch, every AP reset; first a suspend with every AP offline and one aborted at pm_test=core"),
 }
 
 
