@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """Judge one run of the QEMU lab and print its entry of verdicts.yaml.
 
-Usage: judge.py KERNEL CASE CONSOLE_LOG ANALYSIS_JSON CHECK_OUTPUT APS CYCLES TIMINGS
+Usage: judge.py KERNEL CASE BUNDLE ANALYSIS_JSON CHECK_OUTPUT APS CYCLES TIMINGS
 
 KERNEL is without-fix or with-fix; CASE one of seabios, ovmf, clobber, good, stale (see
-examples/qemu-lab/run). The counts come from the console log itself, not from kernlog: the
-debug patch prints one `MTRR cpu N changes:XYZ` line per set_mtrr_state() pass ("___" for a
-pass that wrote nothing) and, with stop_machine_debug, one `stop_machine: rendezvous` line per
-rendezvous; the lab's init prints every CPU's MTRRs after boot and after every resume. For
+examples/qemu-lab/run). BUNDLE is what `kernlog capture` recorded in the guest. The counts
+come from its kernel.log (the kernel's own log, from /dev/kmsg) by reading, not from kernlog:
+the debug patch prints one `MTRR cpu N changes:XYZ` line per set_mtrr_state() pass ("___"
+for a pass that wrote nothing) and, with stop_machine_debug, one `stop_machine: rendezvous`
+line per rendezvous; the bundle's mtrr/*.txt hold every CPU's MTRRs after boot and after
+every resume, read from /dev/cpu/N/msr. For
 each resume (a suspend whose boot CPU went through the platform's low-level resume) it counts
 
 - the boot CPU's restore: did it write anything (before "Enabling non-boot CPUs");
@@ -24,10 +26,11 @@ breaks what the lab expects for its kernel and case.
 """
 
 import json
+import pathlib
 import re
 import sys
 
-DUMP = re.compile(r"qemulab: mtrrs (\S+) cpu(\d+) (.*)$")
+DUMP = re.compile(r"^cpu(\d+) (.*)$")
 PASS = re.compile(r"MTRR cpu (\d+) changes:([VFT_]{3})")
 UP = re.compile(r"\bCPU(\d+) is up")
 ITEM = re.compile(r"^\[(PASS|FAIL|SKIP)\] ([^:]+):")
@@ -87,21 +90,43 @@ def count(attempt, aps):
     }
 
 
-def compare_dumps(lines):
-    boot, total, differ = {}, 0, []
+KMSG = re.compile(r"^\d+,\d+,(\d+),[^;]*;(.*)$")
+
+
+def thaw_times(lines):
+    """Each thaw, from "Enabling non-boot CPUs" to the platform's "Waking up" line (the final
+    rendezvous included), in ms of the kernel's clock: the stamps of /dev/kmsg records."""
+    out, start = [], None
     for line in lines:
-        m = DUMP.search(line)
+        m = KMSG.match(line)
         if not m:
             continue
-        when, cpu, regs = m.groups()
-        if when == "boot":
-            boot[cpu] = regs
-        elif when.startswith("after-cycle"):
+        usec, message = int(m.group(1)), m.group(2)
+        if "Enabling non-boot CPUs" in message:
+            start = usec
+        elif start is not None and "Waking up from system sleep state" in message:
+            out.append(round((usec - start) / 1000, 3))
+            start = None
+    return out
+
+
+def compare_dumps(bundle):
+    dumps = pathlib.Path(bundle) / "mtrr"
+
+    def read(path):
+        return dict(m.groups() for m in map(DUMP.match, path.read_text().splitlines()) if m)
+
+    if not (dumps / "boot.txt").exists():
+        return "no dumps", ["the bundle has no mtrr/boot.txt"]
+    boot, total, differ = read(dumps / "boot.txt"), 0, []
+    after = sorted(dumps.glob("after-cycle-*.txt"), key=lambda p: int(p.stem.rsplit("-", 1)[1]))
+    for path in after:
+        for cpu, regs in read(path).items():
             total += 1
             if boot.get(cpu) != regs:
-                differ.append(f"{when}:cpu{cpu}")
+                differ.append(f"{path.stem}:cpu{cpu}")
     if total == 0:
-        return "no dumps", ["the log has no MTRR dumps after a resume"]
+        return "no dumps", ["the bundle has no MTRR dumps after a resume"]
     if differ:
         return f"{len(differ)} of {total} differ: {' '.join(differ)}", [
             f"MTRRs differ from the boot state: {' '.join(differ)}"
@@ -124,9 +149,9 @@ def flow(values):
 
 
 def main():
-    kernel, case, log_path, json_path, check_path, aps, cycles, timings = sys.argv[1:9]
+    kernel, case, bundle, json_path, check_path, aps, cycles, timings = sys.argv[1:9]
     aps, cycles = int(aps), int(cycles)
-    with open(log_path, encoding="utf-8", errors="replace") as f:
+    with open(pathlib.Path(bundle) / "kernel.log", encoding="utf-8", errors="replace") as f:
         lines = f.read().splitlines()
     with open(json_path, encoding="utf-8") as f:
         doc = json.load(f)
@@ -138,7 +163,7 @@ def main():
     runs = attempts(lines)
     resumes = [count(a, aps) for a in runs if a["resumed"]]
     aborted = [count(a, aps) for a in runs if not a["resumed"]]
-    dumps, problems = compare_dumps(lines)
+    dumps, problems = compare_dumps(bundle)
 
     bp, early, writes, rendezvous, diagnostics = expected(kernel, case, aps)
     if len(resumes) != cycles:
@@ -169,7 +194,10 @@ def main():
 
     with open(timings, "a", encoding="utf-8") as f:
         phases = [c.get("enable_phase_ms") for c in doc["cycles"] if c.get("cpus")]
-        f.write(f"  - {{kernel: {kernel}, case: {case}, bringup_ms: {flow(phases)}}}\n")
+        f.write(
+            f"  - {{kernel: {kernel}, case: {case}, bringup_ms: {flow(phases)}, "
+            f"thaw_ms: {flow(thaw_times(lines))}}}\n"
+        )
 
     print(f"  - kernel: {kernel}")
     print(f"    case: {case}")
