@@ -58,6 +58,43 @@ pub(super) fn capture_stamp_len(text: &str) -> Option<usize> {
     (blanks > 0).then_some(end + blanks)
 }
 
+/// Where the kernel's stamp starts on a serial-console line that another writer of the same
+/// UART (firmware, a boot loader) left a few bytes in front of: `abc[   12.345678] msg`.
+/// Only the stamp exactly as printk writes it counts (`[%5lu.%06lu] `), after at most
+/// [`GLUED_MAX`] bytes without a blank, so that text holding a bracketed number stays text.
+pub(super) fn glued_stamp_start(text: &str) -> Option<usize> {
+    let b = text.as_bytes();
+    let head = &b[..b.len().min(GLUED_MAX + 1)];
+    let blank = head.iter().position(u8::is_ascii_whitespace);
+    let head = &head[..blank.unwrap_or(head.len())];
+    memchr::memchr_iter(b'[', head)
+        .filter(|&at| at > 0)
+        .find(|&at| printk_stamp(&b[at..]))
+}
+
+/// `[%5lu.%06lu] ` at the start of `b`: padded seconds, a dot, six digits, `]` and a blank.
+fn printk_stamp(b: &[u8]) -> bool {
+    let Some(close) = b.iter().take(32).position(|&c| c == b']') else {
+        return false;
+    };
+    let inner = &b[1..close];
+    let digits = &inner[inner.iter().take_while(|&&c| c == b' ').count()..];
+    let Some(dot) = digits.iter().position(|&c| c == b'.') else {
+        return false;
+    };
+    inner.len() >= 12
+        && dot > 0
+        && digits.len() - dot - 1 == 6
+        && digits
+            .iter()
+            .enumerate()
+            .all(|(i, c)| i == dot || c.is_ascii_digit())
+        && b.get(close + 1) == Some(&b' ')
+}
+
+/// The most bytes another writer may leave glued before a kernel stamp.
+const GLUED_MAX: usize = 64;
+
 /// `<6>` syslog priorities and `dmesg -x` prefixes (`kern  :info  : `).
 pub(super) fn strip_level(text: &str) -> (Option<u8>, &str) {
     if let Some(rest) = text.strip_prefix('<')
@@ -142,9 +179,24 @@ pub(super) fn split_host_ident(text: &str, kernel_only: bool) -> Option<(&str, O
         Some(i) => (&rest[..i], &rest[i + 1..]),
         None => (rest, ""),
     };
+    let origin = ident_origin(word, kernel_only)?;
+    Some((host, origin, message))
+}
+
+/// `ident: message` with no host before it (`journalctl --no-hostname`). `kernel` is always
+/// an ident; with `user_too`, so is `name[pid]` (a user-space line of a journal).
+pub(super) fn split_hostless_ident(text: &str, user_too: bool) -> Option<(Origin<'_>, &str)> {
+    let (word, message) = text.split_once(' ').unwrap_or((text, ""));
+    let origin = ident_origin(word, true)?;
+    (user_too || origin == Origin::Kernel).then_some((origin, message))
+}
+
+/// The origin an ident word (`kernel:`, `sshd[812]:`) names. With `kernel_only`, a user
+/// ident must carry a pid.
+fn ident_origin(word: &str, kernel_only: bool) -> Option<Origin<'_>> {
     let ident = word.strip_suffix(':').filter(|i| !i.is_empty())?;
     if ident == "kernel" {
-        return Some((host, Origin::Kernel, message));
+        return Some(Origin::Kernel);
     }
     let has_pid = ident
         .strip_suffix(']')
@@ -155,5 +207,5 @@ pub(super) fn split_host_ident(text: &str, kernel_only: bool) -> Option<(&str, O
     if kernel_only && !has_pid {
         return None;
     }
-    Some((host, Origin::User { ident }, message))
+    Some(Origin::User { ident })
 }
