@@ -174,6 +174,31 @@ pub fn is_marker(message: &str) -> bool {
     classify(message).is_some()
 }
 
+/// True for a line only a boot prints near its start (the command line, the firmware's
+/// memory map, arm's first line): with a stamp reset, it shows a new boot even where the
+/// `Linux version` banner was not captured.
+pub(super) fn is_boot_line(m: &str) -> bool {
+    [
+        "Command line: ",
+        "Kernel command line: ",
+        "BIOS-provided physical RAM map",
+        "Booting Linux on physical CPU",
+    ]
+    .iter()
+    .any(|start| m.starts_with(start))
+}
+
+impl Marker {
+    /// Markers a CPU's bring-up prints: on a line stamped far back they may be the CPU's
+    /// clock not yet in step; every other marker there starts or moves a cycle on a new clock.
+    pub(super) fn of_bringup(self) -> bool {
+        matches!(
+            self,
+            Marker::Booting(_) | Marker::CpuUp(_) | Marker::CpuError(..) | Marker::EnableEnd
+        )
+    }
+}
+
 fn mode_in_parens(rest: &str) -> Option<SleepMode> {
     let inner = rest.trim().strip_prefix('(')?.strip_suffix(')')?;
     match inner {

@@ -1,7 +1,7 @@
 //! The cycle tracker: a state machine fed one record at a time, keeping only the open
 //! cycle and bounded summaries, so that it runs in constant memory on logs of any length.
 
-use super::classify::{Marker, booting_apic, classify};
+use super::classify::{Marker, booting_apic, classify, is_boot_line};
 use super::model::*;
 use crate::reader::{Clock, Record, Time};
 use crate::record::Line;
@@ -19,27 +19,33 @@ pub struct CycleTracker {
     last_event: Option<Event>,
     current: Option<Open>,
     done: Vec<Cycle>,
-    /// A record whose stamp stepped back, held until the next stamped record shows whether
-    /// the log moved to a new clock (a new boot, or another excerpt pasted after this one)
-    /// or the line was only printed out of order (a CPU whose clock was not yet in step).
-    held: Option<HeldRecord>,
+    /// Records since a stamp stepped back, held (at most [`HELD_MAX`]) until the log shows
+    /// whether it moved to a new clock (a new boot, another excerpt pasted after this one)
+    /// or the lines were only printed out of order (a CPU whose clock was not yet in step).
+    held: Vec<HeldRecord>,
 }
+
+/// Lines stamped far back that are all held before the log is taken to have moved to a new
+/// clock: more than a CPU prints while it comes up.
+const HELD_MAX: usize = 16;
 
 /// An owned copy of the fields of a [`Record`] that the tracker reads.
 #[derive(Debug)]
 struct HeldRecord {
     line: u64,
-    time: Time,
+    time: Option<Time>,
+    continuation: bool,
     resolution_us: u64,
     format: crate::record::Format,
     message: String,
 }
 
 impl HeldRecord {
-    fn of(record: &Record, time: Time) -> Self {
+    fn of(record: &Record) -> Self {
         HeldRecord {
             line: record.line,
-            time,
+            time: record.time,
+            continuation: record.continuation,
             resolution_us: record.resolution_us,
             format: record.format,
             message: record.message.to_string(),
@@ -50,8 +56,8 @@ impl HeldRecord {
     fn record(&self, keep_time: bool) -> Record<'_> {
         Record {
             line: self.line,
-            time: keep_time.then_some(self.time),
-            continuation: false,
+            time: self.time.filter(|_| keep_time),
+            continuation: self.continuation && keep_time,
             text: Line::new(self.format, None, self.resolution_us, &self.message),
         }
     }
@@ -111,27 +117,59 @@ impl CycleTracker {
     }
 
     /// Feed one record. Records from user space are ignored.
+    ///
+    /// A stamp far behind the last one is a new clock only when the log says so: a boot
+    /// banner, a line only a boot prints, a cycle marker other than a CPU's bring-up, or
+    /// more than [`HELD_MAX`] lines that stay behind. A line that comes back to the old
+    /// timeline shows the lines before it were printed out of order: they keep their
+    /// meaning and lose their stamps.
     pub fn push(&mut self, record: &Record) {
         if !record.is_kernel() {
             return;
         }
-        if let Some(time) = record.time.filter(|_| !record.continuation) {
-            if let Some(held) = self.held.take() {
-                // Still behind the old timeline: the log moved to a new clock at the held
-                // line. Back on it: the held line was only printed out of order.
-                let new_clock = self.jumped_back(time);
-                if new_clock {
-                    self.start_new_boot();
-                }
-                self.process(&held.record(new_clock));
+        let stamped = record.time.is_some() && !record.continuation;
+        if !stamped {
+            if self.held.is_empty() {
+                self.process(record);
+            } else {
+                self.hold(record, false);
             }
-            let marker = classify(record.message);
-            if self.seen_records && self.jumped_back(time) && marker != Some(Marker::BootBanner) {
-                self.held = Some(HeldRecord::of(record, time));
-                return;
-            }
+            return;
         }
-        self.process(record);
+        let marker = classify(record.message);
+        let behind = self.seen_records
+            && marker != Some(Marker::BootBanner)
+            && record.time.is_some_and(|t| self.jumped_back(t));
+        if !behind {
+            self.release(false);
+            self.process(record);
+            return;
+        }
+        let new_clock = marker.is_some_and(|m| !m.of_bringup()) || is_boot_line(record.message);
+        self.hold(record, new_clock);
+    }
+
+    /// Hold a record behind the old timeline; release the held lines on a new clock when
+    /// `new_clock` says so or too many are held.
+    fn hold(&mut self, record: &Record, new_clock: bool) {
+        self.held.push(HeldRecord::of(record));
+        if new_clock || self.held.len() > HELD_MAX {
+            self.release(true);
+        }
+    }
+
+    /// Process the held records, on a new boot with their stamps or, printed out of order,
+    /// without them.
+    fn release(&mut self, new_clock: bool) {
+        if self.held.is_empty() {
+            return;
+        }
+        if new_clock {
+            self.start_new_boot();
+        }
+        for held in std::mem::take(&mut self.held) {
+            self.process(&held.record(new_clock));
+        }
     }
 
     /// One record, once it is known which timeline it belongs to.
@@ -150,11 +188,9 @@ impl CycleTracker {
 
     /// Close the cycle still open and return every cycle found.
     pub fn finish(mut self) -> Vec<Cycle> {
-        // A held line at the very end: nothing says the clock changed, so it is a line
-        // printed out of order, kept without its stamp.
-        if let Some(held) = self.held.take() {
-            self.process(&held.record(false));
-        }
+        // Held lines at the very end: nothing says the clock changed, so they were printed
+        // out of order, kept without their stamps.
+        self.release(false);
         self.close();
         self.done
     }
