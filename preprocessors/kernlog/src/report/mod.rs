@@ -9,7 +9,7 @@ use serde::Serialize;
 use crate::analysis::Analysis;
 use crate::findings::{Links, no_links};
 use crate::reader::Time;
-use crate::resume::{Cycle, Event, PhaseName, SleepMode};
+use crate::resume::{AbortCause, Cycle, Event, PhaseName, SleepMode};
 use crate::trace::{Durations, TraceStats};
 
 mod mtrr_docs;
@@ -92,6 +92,17 @@ pub struct CycleDoc {
 pub struct AbortedDoc {
     pub line: u64,
     pub message: String,
+    /// `freezer`, `device`, `wakeup`, or `device-or-wakeup` when the lines do not say which.
+    pub cause: AbortCause,
+    /// Lines that tell more (tasks that refused to freeze, failed devices, wakeup sources).
+    pub details: Vec<AbortDetailDoc>,
+}
+
+/// One line that tells why an attempt aborted.
+#[derive(Debug, Serialize)]
+pub struct AbortDetailDoc {
+    pub line: u64,
+    pub text: String,
 }
 
 /// The MTRR updates of one resume: per step, and the secondary CPUs' share in all.
@@ -249,6 +260,15 @@ fn cycle_doc(analysis: &Analysis, index: usize, c: &Cycle) -> CycleDoc {
         aborted: c.aborted.as_ref().map(|a| AbortedDoc {
             line: a.line,
             message: a.message.clone(),
+            cause: a.cause,
+            details: a
+                .details
+                .iter()
+                .map(|d| AbortDetailDoc {
+                    line: d.line,
+                    text: d.text.clone(),
+                })
+                .collect(),
         }),
         suspend_ms: c.suspend_ms().map(round_ms),
         resume_ms: c.resume_ms().map(round_ms),

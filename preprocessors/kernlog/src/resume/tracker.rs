@@ -1,7 +1,7 @@
 //! The cycle tracker: a state machine fed one record at a time, keeping only the open
 //! cycle and bounded summaries, so that it runs in constant memory on logs of any length.
 
-use super::classify::{Marker, booting_apic, classify, is_boot_line};
+use super::classify::{Marker, abort_cause, booting_apic, classify, is_boot_line};
 use super::model::*;
 use crate::reader::{Clock, Record, Time};
 use crate::record::Line;
@@ -83,6 +83,9 @@ struct Open {
     ec_event: Option<Event>,
     thaw_start: Option<Event>,
     thaw_done: Option<Event>,
+    /// Lines before the resume that tell why an attempt may abort (at most
+    /// [`ABORT_DETAILS_KEPT`]).
+    abort_details: Vec<AbortDetail>,
 }
 
 impl Open {
@@ -107,6 +110,7 @@ impl Open {
             ec_event: None,
             thaw_start: None,
             thaw_done: None,
+            abort_details: Vec::new(),
         }
     }
 }
@@ -180,6 +184,16 @@ impl CycleTracker {
         }
         if let Some(marker) = marker {
             self.apply(marker, record);
+        }
+        if let Some(open) = self.current.as_mut().filter(|o| !o.resumed)
+            && open.abort_details.len() < ABORT_DETAILS_KEPT
+            && let Some(cause) = abort_cause(record.message)
+        {
+            open.abort_details.push(AbortDetail {
+                line: record.line,
+                cause,
+                text: record.message.to_string(),
+            });
         }
         if !record.continuation && record.time.is_some() {
             self.last_event = Some(Event::of(record));
@@ -414,6 +428,8 @@ impl CycleTracker {
                     open.cycle.aborted = Some(self::Aborted {
                         line: record.line,
                         message: record.message.to_string(),
+                        cause: abort_cause(record.message).unwrap_or(AbortCause::DeviceOrWakeup),
+                        details: Vec::new(),
                     });
                 }
             }
@@ -442,6 +458,17 @@ fn keep_largest(gaps: &mut Vec<Gap>, gap: Gap) {
 fn finish_cycle(open: Open) -> Cycle {
     let mut cycle = open.cycle;
     cycle.gaps = open.gaps;
+    if let Some(aborted) = cycle.aborted.as_mut() {
+        aborted.details = open.abort_details;
+        aborted.details.retain(|d| d.line != aborted.line);
+        // A generic line (`Some devices failed to suspend, or early wake event detected`)
+        // takes its cause from the lines around it.
+        if aborted.cause == AbortCause::DeviceOrWakeup
+            && let Some(told) = aborted.details.first()
+        {
+            aborted.cause = told.cause;
+        }
+    }
     let mut phases = Vec::new();
     let mut span = |name, start: Option<Event>, end: Option<Event>| {
         if let (Some(start), Some(end)) = (start, end)
