@@ -59,18 +59,20 @@ pub(super) fn capture_stamp_len(text: &str) -> Option<usize> {
 }
 
 /// Where the kernel's stamp starts on a serial-console line that another writer of the same
-/// UART (firmware, a boot loader) left a few bytes in front of: `abc[   12.345678] msg`.
-/// Only the stamp exactly as printk writes it counts (`[%5lu.%06lu] `), after at most
-/// [`GLUED_MAX`] bytes without a blank, so that text holding a bracketed number stays text.
+/// UART (firmware, a test tool) left text in front of: `abc[   12.345678] msg`. Only the
+/// stamp exactly as printk writes it counts (`[%5lu.%06lu] `), glued to the text before it
+/// (no blank between), within the first [`GLUED_MAX`] bytes, so that prose holding a
+/// bracketed number stays text.
 pub(super) fn glued_stamp_start(text: &str) -> Option<usize> {
     let b = text.as_bytes();
     let head = &b[..b.len().min(GLUED_MAX + 1)];
-    let blank = head.iter().position(u8::is_ascii_whitespace);
-    let head = &head[..blank.unwrap_or(head.len())];
     memchr::memchr_iter(b'[', head)
-        .filter(|&at| at > 0)
+        .filter(|&at| at > 0 && !b[at - 1].is_ascii_whitespace())
         .find(|&at| printk_stamp(&b[at..]))
 }
+
+/// The most bytes another writer may leave before a kernel stamp.
+const GLUED_MAX: usize = 128;
 
 /// `[%5lu.%06lu] ` at the start of `b`: padded seconds, a dot, six digits, `]` and a blank.
 fn printk_stamp(b: &[u8]) -> bool {
@@ -91,9 +93,6 @@ fn printk_stamp(b: &[u8]) -> bool {
             .all(|(i, c)| i == dot || c.is_ascii_digit())
         && b.get(close + 1) == Some(&b' ')
 }
-
-/// The most bytes another writer may leave glued before a kernel stamp.
-const GLUED_MAX: usize = 64;
 
 /// `<6>` syslog priorities and `dmesg -x` prefixes (`kern  :info  : `).
 pub(super) fn strip_level(text: &str) -> (Option<u8>, &str) {

@@ -330,6 +330,13 @@ fn text_glued_before_a_kernel_stamp() {
     assert_eq!(l.message, "Enabling non-boot CPUs ...");
     let l = parse_line("\u{1b}[0m\u{1b}[12345.678901] CPU1 is up");
     assert_eq!((monotonic(&l), l.message), (12_345_678_901, "CPU1 is up"));
+    // A test tool's output on the same console (a real one: linux-kernel, June 2020).
+    let l =
+        parse_line("Pass 1 out of 1, mode=none, tp_al[ 3449.952654] PM: suspend entry (shallow)");
+    assert_eq!(
+        (monotonic(&l), l.message),
+        (3_449_952_654, "PM: suspend entry (shallow)")
+    );
     // Text with a bracketed number stays text: a blank in front, a short or long fraction,
     // no padding, nothing after, too much in front.
     for text in [
@@ -340,7 +347,8 @@ fn text_glued_before_a_kernel_stamp() {
         "v[1.000000] x",
         "abc[   12.345678]",
         "abc[   12.34a678] x",
-        &format!("{}[   12.345678] x", "y".repeat(65)),
+        "sleep=, [   12.345678] x",
+        &format!("{}[   12.345678] x", "y".repeat(129)),
     ] {
         assert_eq!(parse_line(text).format, Format::Unstamped, "{text}");
     }
