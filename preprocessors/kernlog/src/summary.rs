@@ -7,12 +7,15 @@ use crate::findings::{Links, seconds};
 use crate::probes::by_point;
 
 /// Render a plain-text summary: input, cycles with phases and CPUs, MTRR, findings, each
-/// finding with the address `links` gives for its kind (if any).
+/// finding with the address `links` gives for its kind (if any). Text from the log (device
+/// names, APIC ids, probe points, function names) is shown with its control, bidi and
+/// zero-width characters made visible ([`crate::terminal::visible`]), so that printing the
+/// summary on a terminal is safe.
 pub fn render_summary(analysis: &Analysis, links: Links) -> String {
     let mut out = String::new();
     // Writing to a String cannot fail.
     let _ = write_summary(&mut out, analysis, links);
-    out
+    crate::terminal::visible(&out).into_owned()
 }
 
 /// A duration shown no finer than the log's time stamps allow.
@@ -48,6 +51,15 @@ fn write_summary(out: &mut String, a: &Analysis, links: Links) -> std::fmt::Resu
         )?,
         Some(us) => writeln!(out, "timestamp resolution: {}", resolution(us))?,
         None => writeln!(out, "timestamp resolution: no time stamps")?,
+    }
+    let n = input.not_kept;
+    if n.any() {
+        writeln!(
+            out,
+            "limits: read but not kept: {} cycles, {} lines about CPUs, {} probes, {} MTRR \
+             items (kernlog keeps a bounded part of endless input; see its README)",
+            n.cycles, n.cpu_lines, n.probes, n.mtrr
+        )?;
     }
     if input.logger_stamped_records > 0 {
         writeln!(
@@ -292,8 +304,7 @@ fn write_mtrr(out: &mut String, a: &Analysis) -> std::fmt::Result {
         }
         writeln!(out)?;
     }
-    for cpu in m.cpus() {
-        let runs: Vec<_> = m.runs.iter().filter(|r| r.cpu == cpu).collect();
+    for (cpu, runs) in m.runs_by_cpu() {
         let changed: Vec<_> = runs.iter().filter(|r| r.changed()).collect();
         writeln!(
             out,
@@ -409,5 +420,20 @@ Dec 01 10:00:00.300000 kernel: PM: suspend exit
             answers("[    1.000000] hello\n"),
             ["no suspend/resume cycle found"]
         );
+    }
+
+    #[test]
+    fn log_text_reaches_the_terminal_inert() {
+        let log = "\
+[    1.000000] PM: suspend entry (deep)
+[    1.100000] usb\u{1b}]52;c;aGk=\u{7} 1-1: PM: failed to suspend async: error -16
+[    1.200000] smpboot: Booting Node 0 Processor 1 APIC 0x2\u{202e}
+";
+        let summary = render_summary(&analyze_str(log), &|_| None);
+        assert!(
+            !summary.contains(['\u{1b}', '\u{7}', '\u{202e}']),
+            "{summary}"
+        );
+        assert!(summary.contains("line 2: usb\\x1b]52;c;aGk=\\x07 1-1: PM: failed"));
     }
 }

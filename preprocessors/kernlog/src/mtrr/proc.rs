@@ -14,8 +14,9 @@ pub struct ProcMtrrEntry {
 }
 
 impl ProcMtrrEntry {
+    /// The last address of the range (the parser takes no range that ends past 2^64).
     pub fn end(&self) -> u64 {
-        self.base.wrapping_add(self.size_bytes.max(1) - 1)
+        self.base.saturating_add(self.size_bytes.max(1) - 1)
     }
 }
 
@@ -59,10 +60,13 @@ pub fn parse_proc_mtrr_line(text: &str) -> Option<ProcMtrrEntry> {
             count = Some(v.trim().parse().ok()?);
         }
     }
+    let (base, size_bytes) = (base?, size?);
+    // A range that would end past 2^64 is no register's: the line is not taken.
+    base.checked_add(size_bytes.max(1) - 1)?;
     Some(ProcMtrrEntry {
         reg,
-        base: base?,
-        size_bytes: size?,
+        base,
+        size_bytes,
         count,
         mem_type: mem_type?,
     })

@@ -2,7 +2,7 @@
 //! `--time-format delta` in brackets), short-monotonic journal lines, and `/dev/kmsg`.
 
 use super::calendar::{fraction_micros, parse_ctime, parse_reltime_anchor};
-use super::prefix::{split_caller, split_host_ident, split_hostless_ident};
+use super::prefix::{Hostless, split_caller, split_host_ident};
 use super::{Format, Line, Stamp};
 
 /// Lines that start with `[`: dmesg, dmesg -T, reltime, short-monotonic.
@@ -28,16 +28,9 @@ pub(super) fn parse_bracketed(text: &str) -> Option<Line<'_>> {
     line.caller = caller;
     // `journalctl -o short-monotonic`, with a host or (`--no-hostname`) with only the
     // `kernel:` ident: dmesg itself shows `systemd[1]: ...` lines written to /dev/kmsg.
-    let journal = || {
-        split_host_ident(rest, true)
-            .map(|(host, origin, message)| (Some(host), origin, message))
-            .or_else(|| {
-                split_hostless_ident(rest, false).map(|(origin, message)| (None, origin, message))
-            })
-    };
     if format == Format::Dmesg
         && caller.is_none()
-        && let Some((host, origin, message)) = journal()
+        && let Some((host, origin, message)) = split_host_ident(rest, true, Hostless::Kernel)
     {
         line.format = Format::JournalShortMonotonic;
         line.host = host;

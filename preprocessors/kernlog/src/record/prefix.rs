@@ -165,12 +165,37 @@ pub(super) fn split_caller(text: &str) -> (Option<&str>, &str) {
     (None, text)
 }
 
-/// `host ident: message`. With `kernel_only`, the ident must be `kernel` or `name[pid]`
-/// (so that dmesg messages such as `usb 1-8: reset` are not mistaken for a host name).
-pub(super) fn split_host_ident(text: &str, kernel_only: bool) -> Option<(&str, Origin<'_>, &str)> {
+/// Which lines without a host column (`journalctl --no-hostname`: `ident: message`) count.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Hostless {
+    /// None: the first word is a host.
+    No,
+    /// Only the kernel's (`kernel: msg`): dmesg itself shows user space's `systemd[1]: ...`.
+    Kernel,
+    /// The kernel's and user space's with a pid (`sshd[812]: msg`).
+    Any,
+}
+
+/// `host ident: message`, or `ident: message` as `hostless` allows (the host is `None`
+/// then). With `kernel_only`, the ident after a host must be `kernel` or `name[pid]` (so
+/// that dmesg messages such as `usb 1-8: reset` are not mistaken for a host name).
+pub(super) fn split_host_ident(
+    text: &str,
+    kernel_only: bool,
+    hostless: Hostless,
+) -> Option<(Option<&str>, Origin<'_>, &str)> {
     let space = memchr::memchr(b' ', text.as_bytes())?;
     let (host, rest) = (&text[..space], &text[space + 1..]);
-    if host.is_empty() || host.ends_with(':') {
+    if host.ends_with(':') {
+        // The first word is an ident: a line without a host column, if such lines count.
+        let origin = match hostless {
+            Hostless::No => None,
+            Hostless::Kernel => ident_origin(host, true).filter(|o| *o == Origin::Kernel),
+            Hostless::Any => ident_origin(host, true),
+        }?;
+        return Some((None, origin, rest));
+    }
+    if host.is_empty() {
         return None;
     }
     // The ident is the second word and ends with a colon; only that word is examined.
@@ -179,15 +204,7 @@ pub(super) fn split_host_ident(text: &str, kernel_only: bool) -> Option<(&str, O
         None => (rest, ""),
     };
     let origin = ident_origin(word, kernel_only)?;
-    Some((host, origin, message))
-}
-
-/// `ident: message` with no host before it (`journalctl --no-hostname`). `kernel` is always
-/// an ident; with `user_too`, so is `name[pid]` (a user-space line of a journal).
-pub(super) fn split_hostless_ident(text: &str, user_too: bool) -> Option<(Origin<'_>, &str)> {
-    let (word, message) = text.split_once(' ').unwrap_or((text, ""));
-    let origin = ident_origin(word, true)?;
-    (user_too || origin == Origin::Kernel).then_some((origin, message))
+    Some((Some(host), origin, message))
 }
 
 /// The origin an ident word (`kernel:`, `sshd[812]:`) names. With `kernel_only`, a user

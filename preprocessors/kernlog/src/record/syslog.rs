@@ -6,7 +6,7 @@ use super::calendar::{
     digits, fraction_micros, localized_month, month_number, parse_hms, parse_iso,
 };
 use super::dmesg::parse_bracketed;
-use super::prefix::{split_caller, split_host_ident, split_hostless_ident};
+use super::prefix::{Hostless, split_caller, split_host_ident};
 use super::{Format, Line, Origin, Stamp, WallTime};
 
 /// ISO 8601 stamps: `dmesg --time-format iso`, `journalctl -o short-iso[-precise]`, rsyslog.
@@ -16,13 +16,9 @@ pub(super) fn parse_iso_line(text: &str) -> Option<Line<'_>> {
     let stamp = Some(Stamp::Wall(wall));
     // `dmesg --time-format iso` messages look like `host ident: ...` too (`usb 1-8: ...`):
     // only `kernel` and `name[pid]` idents make a journal line here.
-    // `journalctl --no-hostname -o short-iso`: only `kernel:` makes a journal line, as
+    // `journalctl --no-hostname -o short-iso`: only `kernel:` makes a journal line there, as
     // dmesg's iso output carries `systemd[1]: ...` lines written to /dev/kmsg.
-    let split = split_host_ident(rest, true)
-        .map(|(host, origin, message)| (Some(host), origin, message))
-        .or_else(|| {
-            split_hostless_ident(rest, false).map(|(origin, message)| (None, origin, message))
-        });
+    let split = split_host_ident(rest, true, Hostless::Kernel);
     match split {
         Some((host, origin, message)) => Some(host_line(
             Format::JournalShortIso,
@@ -61,13 +57,7 @@ pub(super) fn parse_month_line(text: &str) -> Option<Line<'_>> {
     };
     let wall = WallTime::checked(None, month, day, (hour, minute, second), micros, None)?;
     // Without a host column (`journalctl --no-hostname`) the ident follows the time.
-    let (host, origin, message) = match split_hostless_ident(rest, true) {
-        Some((origin, message)) => (None, origin, message),
-        None => {
-            let (host, origin, message) = split_host_ident(rest, false)?;
-            (Some(host), origin, message)
-        }
-    };
+    let (host, origin, message) = split_host_ident(rest, false, Hostless::Any)?;
     let format = if frac.is_empty() {
         Format::JournalShort
     } else {
@@ -86,9 +76,9 @@ pub(super) fn parse_month_line(text: &str) -> Option<Line<'_>> {
 /// A kern.log line pasted without its date columns: `host kernel: [99371.053072] msg`. Only
 /// a kernel line that carries the kernel's own stamp is one; anything else stays text.
 pub(super) fn parse_dateless_kernel_line(text: &str) -> Option<Line<'_>> {
-    let (host, origin, message) = split_host_ident(text, true)?;
+    let (host, origin, message) = split_host_ident(text, true, Hostless::No)?;
     // `host_line` gives the line a stamp only when the message carries the kernel's own.
-    let line = host_line(Format::Syslog, None, 0, Some(host), origin, message);
+    let line = host_line(Format::Syslog, None, 0, host, origin, message);
     line.stamp.is_some().then_some(line)
 }
 

@@ -8,6 +8,7 @@ use serde::Serialize;
 
 use crate::analysis::Analysis;
 use crate::findings::{Links, no_links};
+use crate::limits::NotKept;
 use crate::reader::Time;
 use crate::resume::{AbortCause, Cycle, Event, PhaseName, SleepMode};
 use crate::trace::{Durations, TraceStats};
@@ -52,6 +53,8 @@ pub struct InputDoc {
     pub user_records: u64,
     pub timestamp_resolution_s: Option<f64>,
     pub logger_stamped_records: u64,
+    /// Read but not kept, as the limits in kernlog's README say.
+    pub not_kept: NotKept,
 }
 
 #[derive(Debug, Serialize)]
@@ -200,6 +203,7 @@ impl Report {
                 user_records: input.user_records,
                 timestamp_resolution_s: input.resolution_us.map(|us| us as f64 / 1e6),
                 logger_stamped_records: input.logger_stamped_records,
+                not_kept: input.not_kept,
             },
             cycles: analysis
                 .cycles

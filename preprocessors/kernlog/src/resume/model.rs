@@ -297,11 +297,13 @@ impl Cycle {
             .map(|c| c.cpu)
             .collect();
         if self.enable_start.is_some() && self.exit.is_some() {
-            for cpu in &self.offlined {
-                if !self.cpus.iter().any(|c| c.cpu == *cpu && c.up.is_some()) {
-                    missing.push(*cpu);
-                }
-            }
+            let up: std::collections::HashSet<u32> = self
+                .cpus
+                .iter()
+                .filter(|c| c.up.is_some())
+                .map(|c| c.cpu)
+                .collect();
+            missing.extend(self.offlined.iter().filter(|cpu| !up.contains(cpu)));
         }
         missing.sort_unstable();
         missing.dedup();

@@ -418,3 +418,31 @@ fn a_stamp_reset_with_boot_lines_or_a_long_run_behind_is_a_new_boot() {
     assert_eq!((cs[0].boot, cs[1].boot), (0, 1));
     assert_eq!(cs[1].cpus[0].bringup_ms(), Some(50.0));
 }
+
+#[test]
+fn endless_input_keeps_a_bounded_part_and_counts_the_rest() {
+    use crate::limits::{CPUS_KEPT, CYCLES_KEPT};
+    // More distinct CPUs than any kernel has, in one resume.
+    let mut log = String::from("[    1.000000] Enabling non-boot CPUs ...\n");
+    for cpu in 1..=CPUS_KEPT + 2 {
+        log.push_str(&format!("[    2.000000] CPU{cpu} is up\n"));
+    }
+    let mut reader = RecordReader::new(log.as_bytes());
+    let mut tracker = CycleTracker::new();
+    while let Some(r) = reader.next_record() {
+        tracker.push(&r.unwrap());
+    }
+    assert_eq!(tracker.not_kept(), (0, 2));
+    let cs = tracker.finish();
+    assert_eq!(cs[0].cpus.len(), CPUS_KEPT);
+    // More cycles than are kept.
+    let cycle = "[    3.000000] PM: suspend entry (deep)\n[    3.100000] PM: suspend exit\n";
+    let log = cycle.repeat(CYCLES_KEPT + 3);
+    let mut reader = RecordReader::new(log.as_bytes());
+    let mut tracker = CycleTracker::new();
+    while let Some(r) = reader.next_record() {
+        tracker.push(&r.unwrap());
+    }
+    assert_eq!(tracker.not_kept(), (3, 0));
+    assert_eq!(tracker.finish().len(), CYCLES_KEPT);
+}

@@ -3,6 +3,9 @@
 
 use super::classify::{Marker, abort_cause, booting_apic, classify, is_boot_line};
 use super::model::*;
+use std::collections::{HashMap, HashSet};
+
+use crate::limits::{CPUS_KEPT, CYCLES_KEPT};
 use crate::reader::{Clock, Record, Time};
 use crate::record::Line;
 
@@ -23,6 +26,8 @@ pub struct CycleTracker {
     /// whether it moved to a new clock (a new boot, another excerpt pasted after this one)
     /// or the lines were only printed out of order (a CPU whose clock was not yet in step).
     held: Vec<HeldRecord>,
+    cycles_not_kept: u64,
+    cpu_lines_not_kept: u64,
 }
 
 /// Lines stamped far back that are all held before the log is taken to have moved to a new
@@ -86,6 +91,10 @@ struct Open {
     /// Lines before the resume that tell why an attempt may abort (at most
     /// [`ABORT_DETAILS_KEPT`]).
     abort_details: Vec<AbortDetail>,
+    /// Where each CPU's bring-up is in `cycle.cpus`, and the CPUs in `cycle.offlined`: one
+    /// lookup per line, however many CPUs the log names.
+    cpu_index: HashMap<u32, usize>,
+    offlined: HashSet<u32>,
 }
 
 impl Open {
@@ -111,7 +120,31 @@ impl Open {
             thaw_start: None,
             thaw_done: None,
             abort_details: Vec::new(),
+            cpu_index: HashMap::new(),
+            offlined: HashSet::new(),
         }
+    }
+}
+
+impl Open {
+    /// The bring-up of `cpu`, added if new; `None` once [`CPUS_KEPT`] CPUs are kept.
+    fn cpu(&mut self, cpu: u32) -> Option<&mut CpuBringup> {
+        let cpus = &mut self.cycle.cpus;
+        let index = match self.cpu_index.get(&cpu) {
+            Some(&index) => index,
+            None if cpus.len() < CPUS_KEPT => {
+                self.cpu_index.insert(cpu, cpus.len());
+                cpus.push(CpuBringup {
+                    cpu,
+                    apic: None,
+                    booting: None,
+                    up: None,
+                });
+                cpus.len() - 1
+            }
+            None => return None,
+        };
+        cpus.get_mut(index)
     }
 }
 
@@ -134,7 +167,7 @@ impl CycleTracker {
         let stamped = record.time.is_some() && !record.continuation;
         if !stamped {
             if self.held.is_empty() {
-                self.process(record);
+                self.process(record, classify(record.message));
             } else {
                 self.hold(record, false);
             }
@@ -146,7 +179,7 @@ impl CycleTracker {
             && record.time.is_some_and(|t| self.jumped_back(t));
         if !behind {
             self.release(false);
-            self.process(record);
+            self.process(record, marker);
             return;
         }
         let new_clock = marker.is_some_and(|m| !m.of_bringup()) || is_boot_line(record.message);
@@ -164,6 +197,7 @@ impl CycleTracker {
 
     /// Process the held records, on a new boot with their stamps or, printed out of order,
     /// without them.
+    #[inline]
     fn release(&mut self, new_clock: bool) {
         if self.held.is_empty() {
             return;
@@ -172,13 +206,13 @@ impl CycleTracker {
             self.start_new_boot();
         }
         for held in std::mem::take(&mut self.held) {
-            self.process(&held.record(new_clock));
+            let record = held.record(new_clock);
+            self.process(&record, classify(record.message));
         }
     }
 
     /// One record, once it is known which timeline it belongs to.
-    fn process(&mut self, record: &Record) {
-        let marker = classify(record.message);
+    fn process(&mut self, record: &Record, marker: Option<Marker>) {
         if !record.continuation {
             self.track_time(record, marker);
         }
@@ -254,8 +288,18 @@ impl CycleTracker {
             if !open.resumed && open.cycle.entry.is_some() {
                 open.cycle.last_suspend_record = self.last_event;
             }
-            self.done.push(finish_cycle(open));
+            if self.done.len() < CYCLES_KEPT {
+                self.done.push(finish_cycle(open));
+            } else {
+                self.cycles_not_kept += 1;
+            }
         }
+    }
+
+    /// Cycles after the first [`CYCLES_KEPT`], and lines about CPUs beyond the first
+    /// [`CPUS_KEPT`] of a cycle, that were read but not kept.
+    pub fn not_kept(&self) -> (u64, u64) {
+        (self.cycles_not_kept, self.cpu_lines_not_kept)
     }
 
     fn open(&mut self, record: &Record) -> &mut Open {
@@ -344,8 +388,12 @@ impl CycleTracker {
             }
             CpuOffline(cpu) => {
                 open.last_offline = Some(event);
-                if !open.cycle.offlined.contains(&cpu) {
+                let new = !open.offlined.contains(&cpu);
+                if new && open.offlined.len() < CPUS_KEPT {
+                    open.offlined.insert(cpu);
                     open.cycle.offlined.push(cpu);
+                } else if new {
+                    self.cpu_lines_not_kept += 1;
                 }
             }
             LowLevelResume(mode) => {
@@ -360,37 +408,30 @@ impl CycleTracker {
             Booting(cpu) => {
                 begin_resume(open, last_event);
                 let apic = booting_apic(record.message);
-                match open.cycle.cpus.iter_mut().find(|c| c.cpu == cpu) {
+                match open.cpu(cpu) {
                     Some(c) => {
                         c.booting = Some(event);
                         c.apic = apic;
                     }
-                    None => open.cycle.cpus.push(CpuBringup {
-                        cpu,
-                        apic,
-                        booting: Some(event),
-                        up: None,
-                    }),
+                    None => self.cpu_lines_not_kept += 1,
                 }
             }
             CpuUp(cpu) => {
                 begin_resume(open, last_event);
-                match open.cycle.cpus.iter_mut().find(|c| c.cpu == cpu) {
+                match open.cpu(cpu) {
                     Some(c) => c.up = Some(event),
-                    None => open.cycle.cpus.push(CpuBringup {
-                        cpu,
-                        apic: None,
-                        booting: None,
-                        up: Some(event),
-                    }),
+                    None => self.cpu_lines_not_kept += 1,
                 }
             }
             EnableEnd => open.cycle.enable_end = Some(event),
-            CpuError(cpu, error) => open.cycle.failures.push(CpuFailure {
-                cpu,
-                error,
-                line: record.line,
-            }),
+            CpuError(cpu, error) if open.cycle.failures.len() < CPUS_KEPT => {
+                open.cycle.failures.push(CpuFailure {
+                    cpu,
+                    error,
+                    line: record.line,
+                })
+            }
+            CpuError(..) => self.cpu_lines_not_kept += 1,
             Wake(mode) => {
                 begin_resume(open, last_event);
                 open.cycle.wake.get_or_insert(event);
