@@ -23,15 +23,19 @@ impl ProcMtrrEntry {
 /// The registers that differ between two `/proc/mtrr` dumps (present in one only, or
 /// with another base, size or type), in register order.
 pub fn changed_proc_registers(old: &[ProcMtrrEntry], new: &[ProcMtrrEntry]) -> Vec<u32> {
-    let key = |e: &ProcMtrrEntry| (e.base, e.size_bytes, e.mem_type);
-    let mut regs: Vec<u32> = old.iter().chain(new).map(|e| e.reg).collect();
+    // The first line of each register, by register: one pass over each dump.
+    let by_reg = |dump: &[ProcMtrrEntry]| {
+        let mut map = std::collections::HashMap::new();
+        for e in dump {
+            map.entry(e.reg).or_insert((e.base, e.size_bytes, e.mem_type));
+        }
+        map
+    };
+    let (a, b) = (by_reg(old), by_reg(new));
+    let mut regs: Vec<u32> = a.keys().chain(b.keys()).copied().collect();
     regs.sort_unstable();
     regs.dedup();
-    regs.retain(|reg| {
-        let a = old.iter().find(|e| e.reg == *reg).map(key);
-        let b = new.iter().find(|e| e.reg == *reg).map(key);
-        a != b
-    });
+    regs.retain(|reg| a.get(reg) != b.get(reg));
     regs
 }
 
