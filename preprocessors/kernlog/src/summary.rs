@@ -423,6 +423,19 @@ Dec 01 10:00:00.300000 kernel: PM: suspend exit
     }
 
     #[test]
+    fn what_a_limit_left_out_is_said() {
+        let mut log = String::from("[    1.000000] Enabling non-boot CPUs ...\n");
+        for cpu in 1..=crate::limits::CPUS_KEPT + 5 {
+            log.push_str(&format!("[    2.000000] CPU{cpu} is up\n"));
+        }
+        let summary = render_summary(&analyze_str(&log), &|_| None);
+        assert!(
+            summary.contains("limits: read but not kept: 0 cycles, 5 lines about CPUs, 0 probes"),
+            "{summary}"
+        );
+    }
+
+    #[test]
     fn log_text_reaches_the_terminal_inert() {
         let log = "\
 [    1.000000] PM: suspend entry (deep)

@@ -27,7 +27,8 @@ pub fn changed_proc_registers(old: &[ProcMtrrEntry], new: &[ProcMtrrEntry]) -> V
     let by_reg = |dump: &[ProcMtrrEntry]| {
         let mut map = std::collections::HashMap::new();
         for e in dump {
-            map.entry(e.reg).or_insert((e.base, e.size_bytes, e.mem_type));
+            map.entry(e.reg)
+                .or_insert((e.base, e.size_bytes, e.mem_type));
         }
         map
     };
