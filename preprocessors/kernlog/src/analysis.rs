@@ -138,6 +138,7 @@ impl Analyzer {
             cpu_lines,
             probes: self.probes.not_kept(),
             mtrr: 0,
+            trace: self.trace.not_kept,
         };
         let mut analysis = Analysis {
             input: self.input,

@@ -17,6 +17,9 @@ pub const PROBES_KEPT: usize = 8192;
 /// boot tables, `[bits ...]` mismatches, each list on its own.
 pub const MTRR_ITEMS_KEPT: usize = 8192;
 
+/// Distinct names kept in each trace statistic (functions, calls, tasks, histograms).
+pub const TRACE_NAMES_KEPT: usize = 65_536;
+
 /// Parts of one MTRR item kept: register changes of a run, entries of a dump or a table.
 pub const MTRR_PARTS_KEPT: usize = 1024;
 
@@ -31,6 +34,8 @@ pub struct NotKept {
     pub probes: u64,
     /// MTRR items and parts beyond [`MTRR_ITEMS_KEPT`] and [`MTRR_PARTS_KEPT`].
     pub mtrr: u64,
+    /// Trace lines whose name or CPU was beyond [`TRACE_NAMES_KEPT`] or [`CPUS_KEPT`].
+    pub trace: u64,
 }
 
 impl NotKept {

@@ -57,8 +57,9 @@ fn write_summary(out: &mut String, a: &Analysis, links: Links) -> std::fmt::Resu
         writeln!(
             out,
             "limits: read but not kept: {} cycles, {} lines about CPUs, {} probes, {} MTRR \
-             items (kernlog keeps a bounded part of endless input; see its README)",
-            n.cycles, n.cpu_lines, n.probes, n.mtrr
+             items, {} trace lines (kernlog keeps a bounded part of endless input; see its \
+             README)",
+            n.cycles, n.cpu_lines, n.probes, n.mtrr, n.trace
         )?;
     }
     if input.logger_stamped_records > 0 {
