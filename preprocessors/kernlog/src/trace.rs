@@ -207,14 +207,16 @@ pub struct TraceStats {
 
 /// The entry of `key` in `map`, added if new while the map holds fewer than `cap` keys;
 /// `None` (and one more line not kept) once it is full.
-fn entry<'m, K: Ord + Clone, Q: ?Sized + Ord + ToOwned<Owned = K>, V: Default>(
+fn entry<'m, K, Q, V>(
     map: &'m mut BTreeMap<K, V>,
     key: &Q,
     cap: usize,
     not_kept: &mut u64,
 ) -> Option<&'m mut V>
 where
-    K: std::borrow::Borrow<Q>,
+    K: Ord + std::borrow::Borrow<Q>,
+    Q: ?Sized + Ord + ToOwned<Owned = K>,
+    V: Default,
 {
     if !map.contains_key(key) {
         if map.len() >= cap {
