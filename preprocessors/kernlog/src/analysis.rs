@@ -3,6 +3,7 @@
 use std::io::{self, BufRead};
 
 use crate::findings::{Finding, findings};
+use crate::limits::NotKept;
 use crate::mtrr::{MtrrCollector, MtrrReport};
 use crate::probes::{ProbeResult, ProbeTracker};
 use crate::reader::{Clock, Record, RecordReader};
@@ -27,6 +28,8 @@ pub struct InputSummary {
     /// Kernel records stamped with a logger's time of reading (journalctl's realtime
     /// outputs, syslog without the kernel's stamp): no duration is measured from them.
     pub logger_stamped_records: u64,
+    /// What was read but not kept, because a bound of [`crate::limits`] was reached.
+    pub not_kept: NotKept,
 }
 
 impl InputSummary {
@@ -128,7 +131,15 @@ impl Analyzer {
     }
 
     /// Finish every analysis and derive the findings.
-    pub fn finish(self) -> Analysis {
+    pub fn finish(mut self) -> Analysis {
+        let (cycles, cpu_lines) = self.cycles.not_kept();
+        self.input.not_kept = NotKept {
+            cycles,
+            cpu_lines,
+            probes: self.probes.not_kept(),
+            mtrr: 0,
+            trace: self.trace.not_kept,
+        };
         let mut analysis = Analysis {
             input: self.input,
             cycles: self.cycles.finish(),
@@ -137,6 +148,7 @@ impl Analyzer {
             probes: self.probes.finish(),
             findings: Vec::new(),
         };
+        analysis.input.not_kept.mtrr = analysis.mtrr.not_kept;
         analysis.findings = findings(&analysis.cycles, &analysis.mtrr);
         analysis
     }
@@ -169,7 +181,7 @@ pub fn rendezvous_per_step(analysis: &Analysis, cycle: usize) -> Option<Vec<(Str
     let c = analysis.cycles.get(cycle)?;
     let enable = c.enable_start?.line;
     let window = analysis.cycle_lines(cycle)?;
-    let runs: Vec<u64> = analysis
+    let mut runs: Vec<u64> = analysis
         .mtrr
         .runs
         .iter()
@@ -177,22 +189,19 @@ pub fn rendezvous_per_step(analysis: &Analysis, cycle: usize) -> Option<Vec<(Str
         .map(|r| r.line)
         .filter(|l| window.contains(l))
         .collect();
-    let mut steps = vec![(
-        "boot CPU".to_string(),
-        runs.iter().filter(|l| **l < enable).count(),
-    )];
+    runs.sort_unstable();
+    // Runs strictly between two lines, by binary search: one step per CPU, however many.
+    let between = |after: u64, before: u64| {
+        let start = runs.partition_point(|l| *l <= after);
+        runs.partition_point(|l| *l < before).saturating_sub(start)
+    };
+    let mut steps = vec![("boot CPU".to_string(), between(0, enable))];
     let mut from = enable;
     for cpu in &c.cpus {
         let up = cpu.up?.line;
-        steps.push((
-            format!("CPU {}", cpu.cpu),
-            runs.iter().filter(|l| **l > from && **l < up).count(),
-        ));
+        steps.push((format!("CPU {}", cpu.cpu), between(from, up)));
         from = up;
     }
-    steps.push((
-        "after bring-up".to_string(),
-        runs.iter().filter(|l| **l > from).count(),
-    ));
+    steps.push(("after bring-up".to_string(), between(from, u64::MAX)));
     Some(steps)
 }

@@ -128,7 +128,7 @@ fn not_up(n: usize, cycle: &Cycle, out: &mut Vec<Finding>) {
         cycle
             .cpus
             .iter()
-            .filter(|c| missing.contains(&c.cpu))
+            .filter(|c| missing.binary_search(&c.cpu).is_ok())
             .filter_map(|c| c.booting.map(|e| e.line)),
     );
     lines.sort_unstable();

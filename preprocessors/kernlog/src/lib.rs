@@ -28,6 +28,7 @@ pub mod bundle;
 pub mod captures;
 pub mod checklist;
 pub mod findings;
+pub mod limits;
 mod mail;
 pub mod mtrr;
 pub mod probes;
@@ -36,6 +37,7 @@ pub mod record;
 pub mod report;
 pub mod resume;
 pub mod summary;
+pub mod terminal;
 pub mod trace;
 
 pub use analysis::{Analysis, Analyzer, analyze, analyze_str};

@@ -2,6 +2,9 @@
 //! resume path, printing `CPU n when POINT, looping...` before and `CPU n ...done` after.
 //! The time between the two lines measures how fast that CPU runs at that point.
 
+use std::collections::HashMap;
+
+use crate::limits::PROBES_KEPT;
 use crate::reader::Record;
 use crate::resume::Event;
 
@@ -23,8 +26,10 @@ impl ProbeResult {
 /// Pairs probe start and end lines per CPU.
 #[derive(Debug, Default)]
 pub struct ProbeTracker {
-    open: Vec<(u32, String, Event)>,
+    /// The probe each CPU is running: point and start (at most [`PROBES_KEPT`] open).
+    open: HashMap<u32, (String, Event)>,
     results: Vec<ProbeResult>,
+    not_kept: u64,
 }
 
 impl ProbeTracker {
@@ -48,19 +53,30 @@ impl ProbeTracker {
             .strip_prefix("when ")
             .and_then(|p| p.strip_suffix(", looping..."))
         {
-            self.open.retain(|(c, _, _)| *c != cpu);
-            self.open.push((cpu, point.to_string(), event));
+            if self.open.len() < PROBES_KEPT || self.open.contains_key(&cpu) {
+                self.open.insert(cpu, (point.to_string(), event));
+            } else {
+                self.not_kept += 1;
+            }
         } else if rest == "...done"
-            && let Some(pos) = self.open.iter().position(|(c, _, _)| *c == cpu)
+            && let Some((point, start)) = self.open.remove(&cpu)
         {
-            let (cpu, point, start) = self.open.remove(pos);
-            self.results.push(ProbeResult {
-                point,
-                cpu,
-                start,
-                end: event,
-            });
+            if self.results.len() < PROBES_KEPT {
+                self.results.push(ProbeResult {
+                    point,
+                    cpu,
+                    start,
+                    end: event,
+                });
+            } else {
+                self.not_kept += 1;
+            }
         }
+    }
+
+    /// Probes read but not kept (beyond [`PROBES_KEPT`]).
+    pub fn not_kept(&self) -> u64 {
+        self.not_kept
     }
 
     /// Completed probes in the order they ended.
@@ -72,11 +88,13 @@ impl ProbeTracker {
 /// Probe points in order of first appearance, each with its results sorted by CPU.
 pub fn by_point(results: &[ProbeResult]) -> Vec<(&str, Vec<&ProbeResult>)> {
     let mut points: Vec<(&str, Vec<&ProbeResult>)> = Vec::new();
+    let mut index: HashMap<&str, usize> = HashMap::new();
     for r in results {
-        match points.iter_mut().find(|(p, _)| *p == r.point) {
-            Some((_, v)) => v.push(r),
-            None => points.push((&r.point, vec![r])),
-        }
+        let at = *index.entry(&r.point).or_insert_with(|| {
+            points.push((&r.point, Vec::new()));
+            points.len() - 1
+        });
+        points[at].1.push(r);
     }
     for (_, v) in &mut points {
         v.sort_by_key(|r| r.cpu);
@@ -109,5 +127,28 @@ mod tests {
         assert_eq!(points[0].0, "thaw: all up");
         assert_eq!(points[0].1[0].ms(), Some(60.0));
         assert_eq!(points[0].1[1].ms(), Some(2800.0));
+    }
+
+    #[test]
+    fn endless_probes_are_bounded_and_counted() {
+        use crate::limits::PROBES_KEPT;
+        let mut t = ProbeTracker::new();
+        for cpu in 0..(PROBES_KEPT + 2) as u64 {
+            for message in [
+                format!("CPU {cpu} when thaw, looping..."),
+                format!("CPU {cpu} ...done"),
+            ] {
+                let text =
+                    crate::record::Line::new(crate::record::Format::Unstamped, None, 0, &message);
+                t.push(&Record {
+                    line: cpu + 1,
+                    time: None,
+                    continuation: false,
+                    text,
+                });
+            }
+        }
+        assert_eq!(t.not_kept(), 2);
+        assert_eq!(t.finish().len(), PROBES_KEPT);
     }
 }

@@ -41,9 +41,12 @@ impl Time {
         self.micros as f64 / 1e6
     }
 
-    /// Microseconds from `earlier` to `self`, or `None` across clocks.
+    /// Microseconds from `earlier` to `self`; `None` across clocks, or when the difference
+    /// does not fit (stamps at the ends of the range are no real span).
     pub fn since(self, earlier: Time) -> Option<i64> {
-        (self.clock == earlier.clock).then(|| self.micros.saturating_sub(earlier.micros))
+        (self.clock == earlier.clock)
+            .then(|| self.micros.checked_sub(earlier.micros))
+            .flatten()
     }
 
     /// Microseconds the kernel took from `earlier` to `self`: as [`Time::since`], but `None`
@@ -230,16 +233,18 @@ impl ClockState {
                 micros: us,
                 clock: Clock::Monotonic,
             }),
-            Some(Stamp::Delta(us)) => Some(match self.last {
-                Some((t, _)) => Time {
-                    micros: t.micros.saturating_add(us),
+            // A sum of steps that leaves the range is no time: the record is placed nowhere
+            // rather than at the end of the range, where it would give false durations.
+            Some(Stamp::Delta(us)) => match self.last {
+                Some((t, _)) => t.micros.checked_add(us).map(|micros| Time {
+                    micros,
                     clock: t.clock,
-                },
-                None => Time {
+                }),
+                None => Some(Time {
                     micros: us,
                     clock: Clock::Monotonic,
-                },
-            }),
+                }),
+            },
             Some(Stamp::Wall(w)) => Some(self.wall(w, line.format, Clock::Wall)),
             Some(Stamp::Received(w)) => Some(self.wall(w, line.format, Clock::Received)),
             None => None,
@@ -257,6 +262,8 @@ impl ClockState {
                 self.last = Some((t, resolution_us));
                 (Some(t), resolution_us, false)
             }
+            // A stamp that could not be placed: no time, and no continuation either.
+            None if line.stamp.is_some() => (None, 0, false),
             None => match self.last {
                 Some((t, res)) => (Some(t), res, true),
                 None => (None, 0, false),
@@ -441,9 +448,12 @@ mod tests {
     }
 
     #[test]
-    fn extreme_stamps_saturate() {
-        let recs = collect(b"6,1,9223372036854775807,-;a\n[  +9.000000] b\n");
-        assert_eq!(recs[1].1, Some(i64::MAX));
+    fn extreme_stamps_give_no_false_durations() {
+        // A `--reltime` step past the end of the range: that record has no time (it is not
+        // a continuation either), and the next step counts from the last real time.
+        let recs = collect(b"6,1,9223372036854775000,-;a\n[  +9.000000] b\n[  -0.000001] c\n");
+        assert_eq!((recs[1].1, recs[1].3), (None, false));
+        assert_eq!(recs[2].1, Some(9_223_372_036_854_774_999));
         let a = Time {
             micros: i64::MAX,
             clock: Clock::Wall,
@@ -452,7 +462,8 @@ mod tests {
             micros: -1_000_000,
             clock: Clock::Wall,
         };
-        assert_eq!(a.since(b), Some(i64::MAX));
+        assert_eq!(a.since(b), None);
+        assert_eq!(a.since(a), Some(0));
     }
 
     #[test]
@@ -460,6 +471,19 @@ mod tests {
         assert_eq!(days_from_civil(1970, 1, 1), 0);
         assert_eq!(days_from_civil(2000, 3, 1), 11_017);
         assert_eq!(days_from_civil(2025, 9, 11), 20_342);
+    }
+
+    #[test]
+    fn an_endless_line_is_read_in_bounded_memory() {
+        use std::io::Read;
+        // 16 MiB without a line end, then a record: the buffer stays at the cap.
+        let endless = io::repeat(b'x').take(16 << 20);
+        let input = endless.chain(&b"\n[    2.000000] next\n"[..]);
+        let mut reader = RecordReader::new(io::BufReader::new(input));
+        let first = reader.next_record().unwrap().unwrap();
+        assert_eq!(first.message.len(), MAX_LINE_BYTES);
+        assert!(reader.bytes.capacity() <= 2 * MAX_LINE_BYTES);
+        assert_eq!(reader.next_record().unwrap().unwrap().message, "next");
     }
 
     #[test]

@@ -7,12 +7,15 @@ use crate::findings::{Links, seconds};
 use crate::probes::by_point;
 
 /// Render a plain-text summary: input, cycles with phases and CPUs, MTRR, findings, each
-/// finding with the address `links` gives for its kind (if any).
+/// finding with the address `links` gives for its kind (if any). Text from the log (device
+/// names, APIC ids, probe points, function names) is shown with its control, bidi and
+/// zero-width characters made visible ([`crate::terminal::visible`]), so that printing the
+/// summary on a terminal is safe.
 pub fn render_summary(analysis: &Analysis, links: Links) -> String {
     let mut out = String::new();
     // Writing to a String cannot fail.
     let _ = write_summary(&mut out, analysis, links);
-    out
+    crate::terminal::visible(&out).into_owned()
 }
 
 /// A duration shown no finer than the log's time stamps allow.
@@ -25,6 +28,8 @@ fn duration(ms: f64, resolution_us: Option<u64>) -> String {
 }
 
 fn write_summary(out: &mut String, a: &Analysis, links: Links) -> std::fmt::Result {
+    write_answers(out, a)?;
+    writeln!(out)?;
     let input = &a.input;
     let res = input.resolution_us;
     let formats: Vec<String> = input
@@ -47,6 +52,16 @@ fn write_summary(out: &mut String, a: &Analysis, links: Links) -> std::fmt::Resu
         Some(us) => writeln!(out, "timestamp resolution: {}", resolution(us))?,
         None => writeln!(out, "timestamp resolution: no time stamps")?,
     }
+    let n = input.not_kept;
+    if n.any() {
+        writeln!(
+            out,
+            "limits: read but not kept: {} cycles, {} lines about CPUs, {} probes, {} MTRR \
+             items, {} trace lines (kernlog keeps a bounded part of endless input; see its \
+             README)",
+            n.cycles, n.cpu_lines, n.probes, n.mtrr, n.trace
+        )?;
+    }
     if input.logger_stamped_records > 0 {
         writeln!(
             out,
@@ -55,9 +70,6 @@ fn write_summary(out: &mut String, a: &Analysis, links: Links) -> std::fmt::Resu
              measured from them ({KERNEL_STAMPED_CAPTURE})",
             input.logger_stamped_records
         )?;
-    }
-    if a.cycles.is_empty() {
-        writeln!(out, "\nno suspend/resume cycle found")?;
     }
     for (i, c) in a.cycles.iter().enumerate() {
         let mode = c.mode.map(|m| m.name());
@@ -161,6 +173,84 @@ fn write_summary(out: &mut String, a: &Analysis, links: Links) -> std::fmt::Resu
     Ok(())
 }
 
+/// The first lines: for every attempt, whether it slept and resumed (with its figures), was
+/// aborted (why, with the lines that say so) or did not resume.
+fn write_answers(out: &mut String, a: &Analysis) -> std::fmt::Result {
+    let res = a.input.resolution_us;
+    if a.cycles.is_empty() {
+        return writeln!(out, "no suspend/resume cycle found");
+    }
+    let n = a.cycles.len();
+    writeln!(
+        out,
+        "{n} suspend/resume {}:",
+        if n == 1 { "cycle" } else { "cycles" }
+    )?;
+    for (i, c) in a.cycles.iter().enumerate() {
+        write!(out, "  {}. lines {}-{}: ", i + 1, c.first_line, c.last_line)?;
+        if let Some(aborted) = &c.aborted {
+            writeln!(
+                out,
+                "aborted, the system never slept: {}",
+                aborted.cause.describe()
+            )?;
+            writeln!(out, "       line {}: {}", aborted.line, aborted.message)?;
+            for d in &aborted.details {
+                writeln!(out, "       line {}: {}", d.line, d.text)?;
+            }
+            continue;
+        }
+        if !c.resumed() {
+            let next_boot = a.cycles.get(i + 1).filter(|next| next.boot > c.boot);
+            did_not_resume(out, next_boot.map(|next| next.first_line))?;
+            continue;
+        }
+        let figures: Vec<String> = [
+            ("suspend entry to exit", c.suspend_span_ms()),
+            ("syncing to tasks restarted", c.sync_to_restart_ms()),
+            ("resume (kernel)", c.resume_ms()),
+            ("enabling non-boot CPUs", c.enable_phase_ms()),
+        ]
+        .into_iter()
+        .filter_map(|(label, ms)| Some(format!("{label} {}", duration(ms?, res))))
+        .collect();
+        let not_up = c.cpus_not_up();
+        let cpus = match not_up.len() {
+            0 => String::new(),
+            _ => {
+                let list: Vec<String> = not_up.iter().map(u32::to_string).collect();
+                format!("; CPU {} did not come back up", list.join(", "))
+            }
+        };
+        match figures.is_empty() {
+            false => writeln!(out, "slept and resumed: {}{cpus}", figures.join(", "))?,
+            true if a.input.logger_stamped_records > 0 => writeln!(
+                out,
+                "slept and resumed (no durations: the times are the logger's){cpus}"
+            )?,
+            true => writeln!(
+                out,
+                "slept and resumed (the log shows no span to time){cpus}"
+            )?,
+        }
+    }
+    Ok(())
+}
+
+/// An attempt with no resume after it: a new boot follows, or the log ends first.
+fn did_not_resume(out: &mut String, next_boot_line: Option<u64>) -> std::fmt::Result {
+    match next_boot_line {
+        Some(line) => writeln!(
+            out,
+            "did not resume: the log shows no resume, and a new boot follows (line {line})"
+        ),
+        None => writeln!(
+            out,
+            "did not resume: the log shows no resume after it (it ends, or was cut, first)"
+        ),
+    }
+}
+
 fn write_probes(out: &mut String, a: &Analysis, res: Option<u64>) -> std::fmt::Result {
     if a.probes.is_empty() {
         return Ok(());
@@ -215,8 +305,7 @@ fn write_mtrr(out: &mut String, a: &Analysis) -> std::fmt::Result {
         }
         writeln!(out)?;
     }
-    for cpu in m.cpus() {
-        let runs: Vec<_> = m.runs.iter().filter(|r| r.cpu == cpu).collect();
+    for (cpu, runs) in m.runs_by_cpu() {
         let changed: Vec<_> = runs.iter().filter(|r| r.changed()).collect();
         writeln!(
             out,
@@ -242,5 +331,123 @@ fn resolution(us: u64) -> String {
         us if us < 1000 => format!("{us} us"),
         us if us < 1_000_000 => format!("{} ms", us / 1000),
         us => format!("{} s", us / 1_000_000),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::analyze_str;
+
+    fn answers(log: &str) -> Vec<String> {
+        let summary = render_summary(&analyze_str(log), &|_| None);
+        summary
+            .lines()
+            .take_while(|l| !l.is_empty())
+            .map(str::to_string)
+            .collect()
+    }
+
+    #[test]
+    fn every_attempt_is_answered_first() {
+        // `journalctl --no-hostname -o short-monotonic`: two aborted attempts and a resume.
+        let log = "\
+[  100.000000] kernel: PM: suspend entry (deep)
+[  100.010000] kernel: Freezing user space processes
+[  120.020000] kernel: Freezing user space processes failed after 20.010 seconds (1 tasks refusing to freeze, wq_busy=0):
+[  120.020100] kernel: task:fuse            state:D stack:0     pid:1234  ppid:1
+[  120.100000] kernel: PM: suspend exit
+[  200.000000] kernel: PM: suspend entry (deep)
+[  200.100000] kernel: usb 1-1: PM: failed to suspend async: error -16
+[  200.100100] kernel: PM: Some devices failed to suspend, or early wake event detected
+[  200.200000] kernel: PM: suspend exit
+[  300.000000] kernel: PM: suspend entry (deep)
+[  300.200000] kernel: ACPI: PM: Low-level resume complete
+[  300.210000] kernel: Enabling non-boot CPUs ...
+[  300.250000] kernel: CPU1 is up
+[  300.500000] kernel: PM: suspend exit
+[  400.000000] kernel: PM: suspend entry (s2idle)
+[  400.100000] kernel: PM: Wakeup pending, aborting suspend
+[  400.100100] kernel: PM: last active wakeup source: rtc0
+[  400.100200] kernel: PM: Some devices failed to suspend, or early wake event detected
+[  400.200000] kernel: PM: suspend exit
+[  500.000000] kernel: PM: suspend entry (deep)
+[  500.100000] kernel: Disabling non-boot CPUs ...
+";
+        let lines = answers(log);
+        assert_eq!(lines[0], "5 suspend/resume cycles:");
+        assert!(lines[1].starts_with("  1. lines 1-5: aborted") && lines[1].contains("freezer"));
+        assert!(lines[2].contains("line 3: Freezing user space processes failed"));
+        assert!(lines[3].contains("line 4: task:fuse"));
+        assert!(lines[4].starts_with("  2. lines 6-9: aborted"));
+        assert!(
+            lines[4].ends_with("suspend callback failed"),
+            "{}",
+            lines[4]
+        );
+        assert_eq!(
+            lines[5],
+            "       line 7: usb 1-1: PM: failed to suspend async: error -16"
+        );
+        assert_eq!(
+            lines[6],
+            "  3. lines 10-14: slept and resumed: suspend entry to exit 500.000 ms, \
+             resume (kernel) 300.000 ms, enabling non-boot CPUs 40.000 ms"
+        );
+        assert!(
+            lines[7].ends_with("a wakeup event was pending"),
+            "{}",
+            lines[7]
+        );
+        assert!(lines[8].contains("line 18: PM: Some devices failed"));
+        assert!(lines[9].contains("line 16: PM: Wakeup pending"));
+        assert!(lines[10].contains("line 17: PM: last active wakeup source: rtc0"));
+        assert!(lines[11].starts_with("  5. lines 20-21: did not resume"));
+        assert_eq!(lines.len(), 12);
+    }
+
+    #[test]
+    fn a_logger_without_durations_and_no_cycle() {
+        let log = "\
+Dec 01 10:00:00.100000 kernel: PM: suspend entry (deep)
+Dec 01 10:00:00.200000 kernel: ACPI: PM: Low-level resume complete
+Dec 01 10:00:00.300000 kernel: PM: suspend exit
+";
+        assert_eq!(
+            answers(log)[1],
+            "  1. lines 1-3: slept and resumed (no durations: the times are the logger's)"
+        );
+        assert_eq!(
+            answers("[    1.000000] hello\n"),
+            ["no suspend/resume cycle found"]
+        );
+    }
+
+    #[test]
+    fn what_a_limit_left_out_is_said() {
+        let mut log = String::from("[    1.000000] Enabling non-boot CPUs ...\n");
+        for cpu in 1..=crate::limits::CPUS_KEPT + 5 {
+            log.push_str(&format!("[    2.000000] CPU{cpu} is up\n"));
+        }
+        let summary = render_summary(&analyze_str(&log), &|_| None);
+        assert!(
+            summary.contains("limits: read but not kept: 0 cycles, 5 lines about CPUs, 0 probes"),
+            "{summary}"
+        );
+    }
+
+    #[test]
+    fn log_text_reaches_the_terminal_inert() {
+        let log = "\
+[    1.000000] PM: suspend entry (deep)
+[    1.100000] usb\u{1b}]52;c;aGk=\u{7} 1-1: PM: failed to suspend async: error -16
+[    1.200000] smpboot: Booting Node 0 Processor 1 APIC 0x2\u{202e}
+";
+        let summary = render_summary(&analyze_str(log), &|_| None);
+        assert!(
+            !summary.contains(['\u{1b}', '\u{7}', '\u{202e}']),
+            "{summary}"
+        );
+        assert!(summary.contains("line 2: usb\\x1b]52;c;aGk=\\x07 1-1: PM: failed"));
     }
 }

@@ -201,7 +201,34 @@ pub struct TraceStats {
     pub histograms: BTreeMap<String, Histogram>,
     /// Open `func() {` entries per CPU, to name exits that carry no comment.
     stacks: BTreeMap<u32, Vec<String>>,
+    /// Lines whose function, task or CPU was beyond the names kept (see [`crate::limits`]).
+    pub not_kept: u64,
 }
+
+/// The entry of `key` in `map`, added if new while the map holds fewer than `cap` keys;
+/// `None` (and one more line not kept) once it is full.
+fn entry<'m, K, Q, V>(
+    map: &'m mut BTreeMap<K, V>,
+    key: &Q,
+    cap: usize,
+    not_kept: &mut u64,
+) -> Option<&'m mut V>
+where
+    K: Ord + std::borrow::Borrow<Q>,
+    Q: ?Sized + Ord + ToOwned<Owned = K>,
+    V: Default,
+{
+    if !map.contains_key(key) {
+        if map.len() >= cap {
+            *not_kept += 1;
+            return None;
+        }
+        map.insert(key.to_owned(), V::default());
+    }
+    map.get_mut(key)
+}
+
+use crate::limits::{CPUS_KEPT, TRACE_NAMES_KEPT as NAMES};
 
 /// Deepest call nesting kept per CPU; deeper entries are not matched to their exits.
 const MAX_DEPTH: usize = 64;
@@ -214,17 +241,24 @@ impl TraceStats {
     /// Add one parsed line.
     pub fn push(&mut self, line: &TraceLine) {
         self.lines += 1;
-        let stack = self.stacks.entry(line.cpu).or_default();
+        let n = &mut self.not_kept;
+        let Some(stack) = entry(&mut self.stacks, &line.cpu, CPUS_KEPT, n) else {
+            return;
+        };
         let (function, duration): (Option<String>, Option<f64>) = match line.event {
             GraphEvent::Enter { function } => {
-                *self.calls.entry(function.to_string()).or_default() += 1;
+                if let Some(calls) = entry(&mut self.calls, function, NAMES, n) {
+                    *calls += 1;
+                }
                 if stack.len() < MAX_DEPTH {
                     stack.push(function.to_string());
                 }
                 (None, None)
             }
             GraphEvent::Leaf { function } => {
-                *self.calls.entry(function.to_string()).or_default() += 1;
+                if let Some(calls) = entry(&mut self.calls, function, NAMES, n) {
+                    *calls += 1;
+                }
                 (Some(function.to_string()), line.duration_us)
             }
             GraphEvent::Exit { function } => {
@@ -243,14 +277,23 @@ impl TraceStats {
         let (Some(function), Some(us)) = (function, duration) else {
             return;
         };
-        if stack_depth_is_outermost(&self.stacks, line.cpu) {
-            self.tasks
-                .entry(format!("{}-{}", line.task, line.pid))
-                .or_default()
-                .add(us);
+        let n = &mut self.not_kept;
+        if stack_depth_is_outermost(&self.stacks, line.cpu)
+            && let Some(task) = entry(
+                &mut self.tasks,
+                format!("{}-{}", line.task, line.pid).as_str(),
+                NAMES,
+                n,
+            )
+        {
+            task.add(us);
         }
-        self.histograms.entry(function.clone()).or_default().add(us);
-        self.functions.entry(function).or_default().add(us);
+        if let Some(h) = entry(&mut self.histograms, function.as_str(), NAMES, n) {
+            h.add(us);
+        }
+        if let Some(d) = entry(&mut self.functions, function.as_str(), NAMES, n) {
+            d.add(us);
+        }
     }
 
     /// Functions by total duration, longest first.
@@ -298,6 +341,19 @@ mod tests {
                 function: Some("_cpu_up")
             }
         );
+    }
+
+    #[test]
+    fn endless_distinct_names_are_bounded_and_counted() {
+        let extra = 3;
+        let text: String = (0..NAMES + extra)
+            .map(|i| format!("t-1 [000] 1.000000: funcgraph_entry: 0.5 us | f{i}();\n"))
+            .collect();
+        let stats = stats_of(&text);
+        assert_eq!((stats.functions.len(), stats.calls.len()), (NAMES, NAMES));
+        // Each extra line misses the calls, histograms and functions maps.
+        assert_eq!(stats.not_kept, 3 * extra as u64);
+        assert_eq!(stats.lines, (NAMES + extra) as u64);
     }
 
     #[test]

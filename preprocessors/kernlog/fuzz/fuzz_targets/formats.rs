@@ -1,6 +1,7 @@
 //! Structure-aware: suspend/resume records written in every format kernlog reads (dmesg
 //! plain, -T, --time-format iso, --reltime (anchors and signed steps), kmsg, journalctl short, short-iso,
-//! short-monotonic, syslog, a capture tool's date before a raw dmesg line, mail quotes, a
+//! short-monotonic, with and without the host column, syslog, stamps near zero amid others,
+//! another writer's bytes glued before a stamp, a capture tool's date before a raw dmesg line, mail quotes, a
 //! quoted-printable mail body), with fuzzer-chosen fields that may hold multi-byte text, odd
 //! numbers and stamps that step back, LF or CR LF line ends. No panic, no negative duration, and every line read as
 //! a record (outside quoted-printable bodies, which join lines at soft breaks).
@@ -21,6 +22,14 @@ enum Format {
     JournalShort,
     JournalIso,
     JournalMonotonic,
+    /// `journalctl --no-hostname -o short-precise`: the ident right after the time.
+    JournalPreciseNoHost,
+    /// `journalctl --no-hostname -o short-monotonic`.
+    JournalMonotonicNoHost,
+    /// A stamp near zero: a CPU whose clock is not yet in step, in the middle of a resume.
+    NearZero,
+    /// Another UART writer's bytes (`field`) glued before the kernel's stamp.
+    Glued,
     Syslog,
     CaptureDated,
     /// A dmesg line in a quoted-printable mail body, with a soft break where `field` says.
@@ -37,6 +46,7 @@ enum Message {
     Offline(u16),
     LowLevel,
     Aborted,
+    FreezerFailed,
     MtrrChanges(u16, [bool; 3]),
     ProcMtrr(u8, u32, u16),
     Free(String),
@@ -69,6 +79,9 @@ fn message(m: &Message) -> String {
         Message::Aborted => {
             "PM: Some devices failed to suspend, or early wake event detected".into()
         }
+        Message::FreezerFailed => "Freezing user space processes failed after 20.005 seconds \
+            (1 tasks refusing to freeze, wq_busy=0):"
+            .into(),
         Message::MtrrChanges(cpu, f) => format!(
             "MTRR cpu {cpu} changes:{}{}{}",
             if f[0] { 'V' } else { '_' },
@@ -110,6 +123,12 @@ fn render_format(format: &Format, s: u32, us: u32, field: &str, msg: &str) -> St
             format!("2025-09-11T{h:02}:{m:02}:{sec:02}+0{field}00 host kernel: {msg}")
         }
         Format::JournalMonotonic => format!("[{s:5}.{us:06}] host{field} kernel: {msg}"),
+        Format::JournalPreciseNoHost => {
+            format!("Sep 11 {h:02}:{m:02}:{sec:02}.{us:06} kernel{field}: {msg}")
+        }
+        Format::JournalMonotonicNoHost => format!("[{s:5}.{us:06}] kernel{field}: {msg}"),
+        Format::NearZero => format!("[    0.{us:06}] {msg}"),
+        Format::Glued => format!("{field}[{s:5}.{us:06}] {msg}"),
         Format::Syslog => {
             format!("Sep {field}11 {h:02}:{m:02}:{sec:02} host kernel: [{s:5}.{us:06}] {msg}")
         }

@@ -1,8 +1,11 @@
 //! The collector: reads kernel messages one at a time and fills an [`MtrrReport`].
 
+use std::collections::HashMap;
+
 use super::decode::*;
 use super::proc::{ProcMtrrEntry, parse_proc_mtrr_line};
 use super::report::*;
+use crate::limits::{MTRR_ITEMS_KEPT as ITEMS, MTRR_PARTS_KEPT as PARTS, push_capped};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum TableSection {
@@ -17,7 +20,8 @@ pub struct MtrrCollector {
     report: MtrrReport,
     table: Option<(BootTable, Option<TableSection>)>,
     proc_dump: Vec<ProcMtrrEntry>,
-    open_runs: Vec<MtrrRun>,
+    /// The run each CPU is in (at most [`ITEMS`] open at once).
+    open_runs: HashMap<u32, MtrrRun>,
     /// A `/proc/mtrr` pasted as a unified diff: `--- ` seen, waiting for `+++ `.
     diff_header: bool,
     /// Inside such a diff: the old dump (context and `-` lines) and the new one (context and
@@ -32,6 +36,18 @@ impl MtrrCollector {
 
     /// Feed one message (any origin, stamped or not) with its line number and time.
     pub fn push(&mut self, line: u64, time_us: Option<i64>, message: &str) {
+        // Most lines of a log are none of these: with nothing open, one byte tells.
+        let idle = self.table.is_none()
+            && self.diff.is_none()
+            && !self.diff_header
+            && self.proc_dump.is_empty();
+        let may_matter = matches!(
+            message.as_bytes().first(),
+            Some(b'r' | b'M' | b'm' | b'x' | b'-' | b'+' | b' ' | b'\t')
+        );
+        if idle && !may_matter {
+            return;
+        }
         if self.diff_line(message) {
             return;
         }
@@ -39,7 +55,7 @@ impl MtrrCollector {
             if self.proc_dump.last().is_some_and(|e| e.reg >= entry.reg) {
                 self.flush_proc_dump();
             }
-            self.proc_dump.push(entry);
+            push_capped(&mut self.proc_dump, entry, PARTS, &mut self.report.not_kept);
             return;
         }
         self.flush_proc_dump();
@@ -51,10 +67,12 @@ impl MtrrCollector {
             return;
         }
         if is_warning(message) {
-            self.report.warnings.push(MtrrWarning {
+            let warning = MtrrWarning {
                 line,
                 text: message.to_string(),
-            });
+            };
+            let report = &mut self.report;
+            push_capped(&mut report.warnings, warning, ITEMS, &mut report.not_kept);
         }
     }
 
@@ -63,9 +81,11 @@ impl MtrrCollector {
         self.flush_diff();
         self.flush_proc_dump();
         self.flush_table();
-        let mut open = std::mem::take(&mut self.open_runs);
-        self.report.runs.append(&mut open);
-        self.report.runs.sort_by_key(|r| r.line);
+        let report = &mut self.report;
+        for run in std::mem::take(&mut self.open_runs).into_values() {
+            push_capped(&mut report.runs, run, ITEMS, &mut report.not_kept);
+        }
+        self.report.runs.sort_by_key(|r| (r.line, r.cpu));
         self.report
     }
 
@@ -97,11 +117,12 @@ impl MtrrCollector {
         };
         match parse_proc_mtrr_line(rest) {
             Some(entry) => {
+                let not_kept = &mut self.report.not_kept;
                 if to_old {
-                    old.push(entry);
+                    push_capped(old, entry, PARTS, not_kept);
                 }
                 if to_new {
-                    new.push(entry);
+                    push_capped(new, entry, PARTS, not_kept);
                 }
                 true
             }
@@ -114,9 +135,10 @@ impl MtrrCollector {
 
     fn flush_diff(&mut self) {
         if let Some((old, new)) = self.diff.take() {
+            let report = &mut self.report;
             for dump in [old, new] {
                 if !dump.is_empty() {
-                    self.report.proc_dumps.push(dump);
+                    push_capped(&mut report.proc_dumps, dump, ITEMS, &mut report.not_kept);
                 }
             }
         }
@@ -125,13 +147,15 @@ impl MtrrCollector {
     fn flush_proc_dump(&mut self) {
         if !self.proc_dump.is_empty() {
             let dump = std::mem::take(&mut self.proc_dump);
-            self.report.proc_dumps.push(dump);
+            let report = &mut self.report;
+            push_capped(&mut report.proc_dumps, dump, ITEMS, &mut report.not_kept);
         }
     }
 
     fn flush_table(&mut self) {
         if let Some((table, _)) = self.table.take() {
-            self.report.boot_tables.push(table);
+            let report = &mut self.report;
+            push_capped(&mut report.boot_tables, table, ITEMS, &mut report.not_kept);
         }
     }
 
@@ -165,13 +189,18 @@ impl MtrrCollector {
             *section = Some(TableSection::Map);
             return true;
         }
+        let n = &mut self.report.not_kept;
         let parsed = match section {
-            Some(TableSection::Fixed) => parse_fixed_table_line(m).map(|r| table.fixed.push(r)),
+            Some(TableSection::Fixed) => {
+                parse_fixed_table_line(m).map(|r| push_capped(&mut table.fixed, r, PARTS, n))
+            }
             Some(TableSection::Variable) => parse_variable_table_line(m).map(|v| match v {
-                Ok(range) => table.variable.push(range),
-                Err(reg) => table.disabled.push(reg),
+                Ok(range) => push_capped(&mut table.variable, range, PARTS, n),
+                Err(reg) => push_capped(&mut table.disabled, reg, PARTS, n),
             }),
-            Some(TableSection::Map) => parse_map_line(m).map(|e| table.map.push(e)),
+            Some(TableSection::Map) => {
+                parse_map_line(m).map(|e| push_capped(&mut table.map, e, PARTS, n))
+            }
             None => None,
         };
         if parsed.is_none() {
@@ -191,33 +220,19 @@ impl MtrrCollector {
                 Some(v) => v,
                 None => return,
             };
-            self.open_runs.push(MtrrRun {
-                cpu,
-                line,
-                time_us,
-                flags: None,
-                deftype_before: Some(decode_deftype(old)),
-                deftype_after: None,
-                changes: Vec::new(),
-            });
+            let deftype = Some(decode_deftype(old));
+            if let Some(run) = self.open_run(cpu, line, time_us) {
+                run.deftype_before = deftype;
+            }
+            return;
+        }
+        // A capture that starts inside a run: open one without a `disable:` line.
+        if self.open_run(cpu, line, time_us).is_none() {
             return;
         }
         let report = &mut self.report;
-        let run = match self.open_runs.iter_mut().find(|r| r.cpu == cpu) {
-            Some(run) => run,
-            None => {
-                // A capture that starts inside a run: open one without a `disable:` line.
-                self.open_runs.push(MtrrRun {
-                    cpu,
-                    line,
-                    time_us,
-                    flags: None,
-                    deftype_before: None,
-                    deftype_after: None,
-                    changes: Vec::new(),
-                });
-                self.open_runs.last_mut().expect("just pushed")
-            }
+        let Some(run) = self.open_runs.get_mut(&cpu) else {
+            return;
         };
         if let Some(flags) = rest.strip_prefix("changes:") {
             run.flags = Some(flags.trim().to_string());
@@ -239,12 +254,13 @@ impl MtrrCollector {
                 return;
             };
             check_bits(values, &[ob ^ nb, om ^ nm], line, report);
-            run.changes.push(RegisterChange::Variable {
+            let change = RegisterChange::Variable {
                 reg,
                 line,
                 before: decode_variable(reg, ob, om),
                 after: decode_variable(reg, nb, nm),
-            });
+            };
+            push_capped(&mut run.changes, change, PARTS, &mut report.not_kept);
         } else if let Some(rest) = rest.strip_prefix("fixed ") {
             let Some((pos, values)) = rest.split_once(": ") else {
                 return;
@@ -259,20 +275,39 @@ impl MtrrCollector {
                 return;
             };
             if let Some((before, after)) = parse_old_new(values, line, report) {
-                run.changes.push(RegisterChange::Fixed {
+                let change = RegisterChange::Fixed {
                     msr,
                     line,
                     before,
                     after,
-                });
+                };
+                push_capped(&mut run.changes, change, PARTS, &mut report.not_kept);
             }
         }
     }
 
+    /// The run `cpu` is in, opened at this line if it has none; `None` when [`ITEMS`] runs
+    /// are open already.
+    fn open_run(&mut self, cpu: u32, line: u64, time_us: Option<i64>) -> Option<&mut MtrrRun> {
+        if self.open_runs.len() >= ITEMS && !self.open_runs.contains_key(&cpu) {
+            self.report.not_kept += 1;
+            return None;
+        }
+        Some(self.open_runs.entry(cpu).or_insert_with(|| MtrrRun {
+            cpu,
+            line,
+            time_us,
+            flags: None,
+            deftype_before: None,
+            deftype_after: None,
+            changes: Vec::new(),
+        }))
+    }
+
     fn close_run(&mut self, cpu: u32) {
-        if let Some(pos) = self.open_runs.iter().position(|r| r.cpu == cpu) {
-            let run = self.open_runs.remove(pos);
-            self.report.runs.push(run);
+        if let Some(run) = self.open_runs.remove(&cpu) {
+            let report = &mut self.report;
+            push_capped(&mut report.runs, run, ITEMS, &mut report.not_kept);
         }
     }
 }
@@ -309,7 +344,13 @@ fn check_bits(values: &str, expected: &[u64], line: u64, report: &mut MtrrReport
         .map(|b| u64::from_str_radix(b.trim(), 16).ok())
         .collect();
     if found.as_deref() != Some(expected) {
-        report.bits_mismatches.push(BitsMismatch { line });
+        let mismatch = BitsMismatch { line };
+        push_capped(
+            &mut report.bits_mismatches,
+            mismatch,
+            ITEMS,
+            &mut report.not_kept,
+        );
     }
 }
 

@@ -14,23 +14,29 @@ pub struct ProcMtrrEntry {
 }
 
 impl ProcMtrrEntry {
+    /// The last address of the range (the parser takes no range that ends past 2^64).
     pub fn end(&self) -> u64 {
-        self.base.wrapping_add(self.size_bytes.max(1) - 1)
+        self.base.saturating_add(self.size_bytes.max(1) - 1)
     }
 }
 
 /// The registers that differ between two `/proc/mtrr` dumps (present in one only, or
 /// with another base, size or type), in register order.
 pub fn changed_proc_registers(old: &[ProcMtrrEntry], new: &[ProcMtrrEntry]) -> Vec<u32> {
-    let key = |e: &ProcMtrrEntry| (e.base, e.size_bytes, e.mem_type);
-    let mut regs: Vec<u32> = old.iter().chain(new).map(|e| e.reg).collect();
+    // The first line of each register, by register: one pass over each dump.
+    let by_reg = |dump: &[ProcMtrrEntry]| {
+        let mut map = std::collections::HashMap::new();
+        for e in dump {
+            map.entry(e.reg)
+                .or_insert((e.base, e.size_bytes, e.mem_type));
+        }
+        map
+    };
+    let (a, b) = (by_reg(old), by_reg(new));
+    let mut regs: Vec<u32> = a.keys().chain(b.keys()).copied().collect();
     regs.sort_unstable();
     regs.dedup();
-    regs.retain(|reg| {
-        let a = old.iter().find(|e| e.reg == *reg).map(key);
-        let b = new.iter().find(|e| e.reg == *reg).map(key);
-        a != b
-    });
+    regs.retain(|reg| a.get(reg) != b.get(reg));
     regs
 }
 
@@ -59,10 +65,13 @@ pub fn parse_proc_mtrr_line(text: &str) -> Option<ProcMtrrEntry> {
             count = Some(v.trim().parse().ok()?);
         }
     }
+    let (base, size_bytes) = (base?, size?);
+    // A range that would end past 2^64 is no register's: the line is not taken.
+    base.checked_add(size_bytes.max(1) - 1)?;
     Some(ProcMtrrEntry {
         reg,
-        base: base?,
-        size_bytes: size?,
+        base,
+        size_bytes,
         count,
         mem_type: mem_type?,
     })

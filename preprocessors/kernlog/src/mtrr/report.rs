@@ -164,9 +164,20 @@ pub struct MtrrReport {
     pub runs: Vec<MtrrRun>,
     pub warnings: Vec<MtrrWarning>,
     pub bits_mismatches: Vec<BitsMismatch>,
+    /// Items and parts read but not kept (see [`crate::limits`]).
+    pub not_kept: u64,
 }
 
 impl MtrrReport {
+    /// Each CPU's runs, in log order, CPUs ascending: one pass however many CPUs.
+    pub fn runs_by_cpu(&self) -> std::collections::BTreeMap<u32, Vec<&MtrrRun>> {
+        let mut by_cpu: std::collections::BTreeMap<u32, Vec<&MtrrRun>> = Default::default();
+        for run in &self.runs {
+            by_cpu.entry(run.cpu).or_default().push(run);
+        }
+        by_cpu
+    }
+
     /// CPUs that had at least one run, ascending.
     pub fn cpus(&self) -> Vec<u32> {
         let mut cpus: Vec<u32> = self.runs.iter().map(|r| r.cpu).collect();

@@ -88,6 +88,11 @@ fn proc_mtrr_both_orders() {
         )
         .is_none()
     );
+    // A range whose end would wrap past 2^64 is no register; the last one that fits is.
+    let wraps = "reg04: base=0xfffffffffff00000 (0MB), size=2MB, count=1: write-back";
+    assert!(parse_proc_mtrr_line(wraps).is_none());
+    let top = "reg04: base=0xfffffffffff00000 (0MB), size=1MB, count=1: write-back";
+    assert_eq!(parse_proc_mtrr_line(top).map(|e| e.end()), Some(u64::MAX));
 }
 
 #[test]
@@ -145,4 +150,18 @@ after the diff";
     assert_eq!(old[1].size_bytes, 1024 << 20);
     assert_eq!(new[1].size_bytes, 512 << 20);
     assert_eq!(changed_proc_registers(old, new), vec![1]);
+}
+
+#[test]
+fn runs_of_endless_cpus_are_bounded_and_counted() {
+    use crate::limits::MTRR_ITEMS_KEPT;
+    let mut c = MtrrCollector::new();
+    let extra = 3;
+    for cpu in 0..(MTRR_ITEMS_KEPT + extra) as u64 {
+        c.push(cpu + 1, None, &format!("MTRR cpu {cpu} changes:V__"));
+    }
+    let report = c.finish();
+    assert_eq!(report.runs.len(), MTRR_ITEMS_KEPT);
+    assert_eq!(report.not_kept, extra as u64);
+    assert_eq!(report.runs_by_cpu().len(), MTRR_ITEMS_KEPT);
 }

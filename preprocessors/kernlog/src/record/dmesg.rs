@@ -2,7 +2,7 @@
 //! `--time-format delta` in brackets), short-monotonic journal lines, and `/dev/kmsg`.
 
 use super::calendar::{fraction_micros, parse_ctime, parse_reltime_anchor};
-use super::prefix::{split_caller, split_host_ident};
+use super::prefix::{Hostless, split_caller, split_host_ident};
 use super::{Format, Line, Stamp};
 
 /// Lines that start with `[`: dmesg, dmesg -T, reltime, short-monotonic.
@@ -26,12 +26,14 @@ pub(super) fn parse_bracketed(text: &str) -> Option<Line<'_>> {
     let (caller, rest) = split_caller(after);
     let mut line = Line::new(format, Some(stamp), resolution_us, rest);
     line.caller = caller;
+    // `journalctl -o short-monotonic`, with a host or (`--no-hostname`) with only the
+    // `kernel:` ident: dmesg itself shows `systemd[1]: ...` lines written to /dev/kmsg.
     if format == Format::Dmesg
         && caller.is_none()
-        && let Some((host, origin, message)) = split_host_ident(rest, true)
+        && let Some((host, origin, message)) = split_host_ident(rest, true, Hostless::Kernel)
     {
         line.format = Format::JournalShortMonotonic;
-        line.host = Some(host);
+        line.host = host;
         line.origin = origin;
         line.message = message;
         let (caller, message) = split_caller(message);

@@ -157,7 +157,10 @@ mod syslog;
 mod tests;
 
 use dmesg::{parse_bracketed, parse_kmsg};
-use prefix::{capture_stamp_len, split_caller, strip_level, strip_quoting, strip_unknown_stamp};
+use prefix::{
+    capture_stamp_len, glued_stamp_start, split_caller, strip_level, strip_quoting,
+    strip_unknown_stamp,
+};
 use syslog::{parse_dateless_kernel_line, parse_iso_line, parse_month_line};
 
 /// Recognise one line of kernel log text (without its line terminator).
@@ -167,6 +170,7 @@ pub fn parse_line(raw: &str) -> Line<'_> {
     let (level, text) = strip_level(text);
     let mut line = parse_stamped(text)
         .or_else(|| parse_dateless_kernel_line(text))
+        .or_else(|| glued_stamp_start(text).and_then(|at| parse_bracketed(&text[at..])))
         .unwrap_or_else(|| {
             let mut line = Line::new(Format::Unstamped, None, 0, text);
             let (caller, message) = split_caller(strip_unknown_stamp(text));

@@ -58,6 +58,42 @@ pub(super) fn capture_stamp_len(text: &str) -> Option<usize> {
     (blanks > 0).then_some(end + blanks)
 }
 
+/// Where the kernel's stamp starts on a serial-console line that another writer of the same
+/// UART (firmware, a test tool) left text in front of: `abc[   12.345678] msg`. Only the
+/// stamp exactly as printk writes it counts (`[%5lu.%06lu] `), glued to the text before it
+/// (no blank between), within the first [`GLUED_MAX`] bytes, so that prose holding a
+/// bracketed number stays text.
+pub(super) fn glued_stamp_start(text: &str) -> Option<usize> {
+    let b = text.as_bytes();
+    let head = &b[..b.len().min(GLUED_MAX + 1)];
+    memchr::memchr_iter(b'[', head)
+        .filter(|&at| at > 0 && !b[at - 1].is_ascii_whitespace())
+        .find(|&at| printk_stamp(&b[at..]))
+}
+
+/// The most bytes another writer may leave before a kernel stamp.
+const GLUED_MAX: usize = 128;
+
+/// `[%5lu.%06lu] ` at the start of `b`: padded seconds, a dot, six digits, `]` and a blank.
+fn printk_stamp(b: &[u8]) -> bool {
+    let Some(close) = b.iter().take(32).position(|&c| c == b']') else {
+        return false;
+    };
+    let inner = &b[1..close];
+    let digits = &inner[inner.iter().take_while(|&&c| c == b' ').count()..];
+    let Some(dot) = digits.iter().position(|&c| c == b'.') else {
+        return false;
+    };
+    inner.len() >= 12
+        && dot > 0
+        && digits.len() - dot - 1 == 6
+        && digits
+            .iter()
+            .enumerate()
+            .all(|(i, c)| i == dot || c.is_ascii_digit())
+        && b.get(close + 1) == Some(&b' ')
+}
+
 /// `<6>` syslog priorities and `dmesg -x` prefixes (`kern  :info  : `).
 pub(super) fn strip_level(text: &str) -> (Option<u8>, &str) {
     if let Some(rest) = text.strip_prefix('<')
@@ -129,12 +165,37 @@ pub(super) fn split_caller(text: &str) -> (Option<&str>, &str) {
     (None, text)
 }
 
-/// `host ident: message`. With `kernel_only`, the ident must be `kernel` or `name[pid]`
-/// (so that dmesg messages such as `usb 1-8: reset` are not mistaken for a host name).
-pub(super) fn split_host_ident(text: &str, kernel_only: bool) -> Option<(&str, Origin<'_>, &str)> {
+/// Which lines without a host column (`journalctl --no-hostname`: `ident: message`) count.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Hostless {
+    /// None: the first word is a host.
+    No,
+    /// Only the kernel's (`kernel: msg`): dmesg itself shows user space's `systemd[1]: ...`.
+    Kernel,
+    /// The kernel's and user space's with a pid (`sshd[812]: msg`).
+    Any,
+}
+
+/// `host ident: message`, or `ident: message` as `hostless` allows (the host is `None`
+/// then). With `kernel_only`, the ident after a host must be `kernel` or `name[pid]` (so
+/// that dmesg messages such as `usb 1-8: reset` are not mistaken for a host name).
+pub(super) fn split_host_ident(
+    text: &str,
+    kernel_only: bool,
+    hostless: Hostless,
+) -> Option<(Option<&str>, Origin<'_>, &str)> {
     let space = memchr::memchr(b' ', text.as_bytes())?;
     let (host, rest) = (&text[..space], &text[space + 1..]);
-    if host.is_empty() || host.ends_with(':') {
+    if host.ends_with(':') {
+        // The first word is an ident: a line without a host column, if such lines count.
+        let origin = match hostless {
+            Hostless::No => None,
+            Hostless::Kernel => ident_origin(host, true).filter(|o| *o == Origin::Kernel),
+            Hostless::Any => ident_origin(host, true),
+        }?;
+        return Some((None, origin, rest));
+    }
+    if host.is_empty() {
         return None;
     }
     // The ident is the second word and ends with a colon; only that word is examined.
@@ -142,9 +203,16 @@ pub(super) fn split_host_ident(text: &str, kernel_only: bool) -> Option<(&str, O
         Some(i) => (&rest[..i], &rest[i + 1..]),
         None => (rest, ""),
     };
+    let origin = ident_origin(word, kernel_only)?;
+    Some((Some(host), origin, message))
+}
+
+/// The origin an ident word (`kernel:`, `sshd[812]:`) names. With `kernel_only`, a user
+/// ident must carry a pid.
+fn ident_origin(word: &str, kernel_only: bool) -> Option<Origin<'_>> {
     let ident = word.strip_suffix(':').filter(|i| !i.is_empty())?;
     if ident == "kernel" {
-        return Some((host, Origin::Kernel, message));
+        return Some(Origin::Kernel);
     }
     let has_pid = ident
         .strip_suffix(']')
@@ -155,5 +223,5 @@ pub(super) fn split_host_ident(text: &str, kernel_only: bool) -> Option<(&str, O
     if kernel_only && !has_pid {
         return None;
     }
-    Some((host, Origin::User { ident }, message))
+    Some(Origin::User { ident })
 }

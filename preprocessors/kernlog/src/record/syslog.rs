@@ -6,7 +6,7 @@ use super::calendar::{
     digits, fraction_micros, localized_month, month_number, parse_hms, parse_iso,
 };
 use super::dmesg::parse_bracketed;
-use super::prefix::{split_caller, split_host_ident};
+use super::prefix::{Hostless, split_caller, split_host_ident};
 use super::{Format, Line, Origin, Stamp, WallTime};
 
 /// ISO 8601 stamps: `dmesg --time-format iso`, `journalctl -o short-iso[-precise]`, rsyslog.
@@ -16,7 +16,10 @@ pub(super) fn parse_iso_line(text: &str) -> Option<Line<'_>> {
     let stamp = Some(Stamp::Wall(wall));
     // `dmesg --time-format iso` messages look like `host ident: ...` too (`usb 1-8: ...`):
     // only `kernel` and `name[pid]` idents make a journal line here.
-    match split_host_ident(rest, true) {
+    // `journalctl --no-hostname -o short-iso`: only `kernel:` makes a journal line there, as
+    // dmesg's iso output carries `systemd[1]: ...` lines written to /dev/kmsg.
+    let split = split_host_ident(rest, true, Hostless::Kernel);
+    match split {
         Some((host, origin, message)) => Some(host_line(
             Format::JournalShortIso,
             stamp,
@@ -53,7 +56,8 @@ pub(super) fn parse_month_line(text: &str) -> Option<Line<'_>> {
         fraction_micros(frac)
     };
     let wall = WallTime::checked(None, month, day, (hour, minute, second), micros, None)?;
-    let (host, origin, message) = split_host_ident(rest, false)?;
+    // Without a host column (`journalctl --no-hostname`) the ident follows the time.
+    let (host, origin, message) = split_host_ident(rest, false, Hostless::Any)?;
     let format = if frac.is_empty() {
         Format::JournalShort
     } else {
@@ -72,7 +76,7 @@ pub(super) fn parse_month_line(text: &str) -> Option<Line<'_>> {
 /// A kern.log line pasted without its date columns: `host kernel: [99371.053072] msg`. Only
 /// a kernel line that carries the kernel's own stamp is one; anything else stays text.
 pub(super) fn parse_dateless_kernel_line(text: &str) -> Option<Line<'_>> {
-    let (host, origin, message) = split_host_ident(text, true)?;
+    let (host, origin, message) = split_host_ident(text, true, Hostless::No)?;
     // `host_line` gives the line a stamp only when the message carries the kernel's own.
     let line = host_line(Format::Syslog, None, 0, host, origin, message);
     line.stamp.is_some().then_some(line)
@@ -84,7 +88,7 @@ pub(super) fn host_line<'a>(
     format: Format,
     stamp: Option<Stamp>,
     resolution_us: u64,
-    host: &'a str,
+    host: Option<&'a str>,
     origin: Origin<'a>,
     message: &'a str,
 ) -> Line<'a> {
@@ -93,7 +97,7 @@ pub(super) fn host_line<'a>(
     {
         let mut line = inner;
         line.format = Format::Syslog;
-        line.host = Some(host);
+        line.host = host;
         return line;
     }
     let (caller, message) = split_caller(message);
@@ -104,7 +108,7 @@ pub(super) fn host_line<'a>(
     });
     let mut line = Line::new(format, stamp, resolution_us, message);
     line.caller = caller;
-    line.host = Some(host);
+    line.host = host;
     line.origin = origin;
     line
 }

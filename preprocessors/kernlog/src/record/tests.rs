@@ -284,3 +284,72 @@ fn multi_byte_text_in_stamp_fields_is_no_stamp() {
         assert!(line.message.ends_with('x'), "{raw}: {line:?}");
     }
 }
+
+#[test]
+fn journal_without_a_host_column() {
+    // `journalctl --no-hostname -o short-precise`: a logger's time, the kernel's message.
+    let l = parse_line("Dec 01 10:00:00.123456 kernel: PM: suspend entry (deep)");
+    assert_eq!(l.format, Format::JournalShortPrecise);
+    assert_eq!((l.host, l.origin), (None, Origin::Kernel));
+    assert_eq!(l.message, "PM: suspend entry (deep)");
+    assert!(matches!(l.stamp, Some(Stamp::Received(w)) if w.micros == 123_456));
+    let l = parse_line("Dec 01 10:00:01 systemd-sleep[812]: Entering sleep state 'suspend'...");
+    assert_eq!(
+        l.origin,
+        Origin::User {
+            ident: "systemd-sleep[812]"
+        }
+    );
+    assert_eq!(l.format, Format::JournalShort);
+    // `-o short-monotonic`: the kernel's own clock.
+    let l = parse_line("[  123.456789] kernel: CPU1 is up");
+    assert_eq!(l.format, Format::JournalShortMonotonic);
+    assert_eq!(
+        (monotonic(&l), l.host, l.message),
+        (123_456_789, None, "CPU1 is up")
+    );
+    let l = parse_line("2025-09-11T16:04:13+0200 kernel: CPU1 is up");
+    assert_eq!((l.format, l.host), (Format::JournalShortIso, None));
+    // dmesg shows user space's /dev/kmsg lines with their ident: they stay dmesg, and a
+    // month word before text that is no ident stays text.
+    let l = parse_line("[    4.000000] systemd[1]: Detected architecture x86-64.");
+    assert_eq!(l.format, Format::Dmesg);
+    assert_eq!(l.message, "systemd[1]: Detected architecture x86-64.");
+    assert_eq!(
+        parse_line("May 01 10:00:00 note: x").format,
+        Format::Unstamped
+    );
+    assert_eq!(parse_line("[    4.000000] kernel:x").format, Format::Dmesg);
+}
+
+#[test]
+fn text_glued_before_a_kernel_stamp() {
+    // Firmware writing to the same serial console.
+    let l = parse_line("abc[   12.345678] Enabling non-boot CPUs ...");
+    assert_eq!((l.format, monotonic(&l)), (Format::Dmesg, 12_345_678));
+    assert_eq!(l.message, "Enabling non-boot CPUs ...");
+    let l = parse_line("\u{1b}[0m\u{1b}[12345.678901] CPU1 is up");
+    assert_eq!((monotonic(&l), l.message), (12_345_678_901, "CPU1 is up"));
+    // A test tool's output on the same console (a real one: linux-kernel, June 2020).
+    let l =
+        parse_line("Pass 1 out of 1, mode=none, tp_al[ 3449.952654] PM: suspend entry (shallow)");
+    assert_eq!(
+        (monotonic(&l), l.message),
+        (3_449_952_654, "PM: suspend entry (shallow)")
+    );
+    // Text with a bracketed number stays text: a blank in front, a short or long fraction,
+    // no padding, nothing after, too much in front.
+    for text in [
+        "see [   12.345678] above",
+        "got x [   12.345678] y",
+        "value[12.5] x",
+        "value[   12.3456789] x",
+        "v[1.000000] x",
+        "abc[   12.345678]",
+        "abc[   12.34a678] x",
+        "sleep=, [   12.345678] x",
+        &format!("{}[   12.345678] x", "y".repeat(129)),
+    ] {
+        assert_eq!(parse_line(text).format, Format::Unstamped, "{text}");
+    }
+}

@@ -8,8 +8,9 @@ use serde::Serialize;
 
 use crate::analysis::Analysis;
 use crate::findings::{Links, no_links};
+use crate::limits::NotKept;
 use crate::reader::Time;
-use crate::resume::{Cycle, Event, PhaseName, SleepMode};
+use crate::resume::{AbortCause, Cycle, Event, PhaseName, SleepMode};
 use crate::trace::{Durations, TraceStats};
 
 mod mtrr_docs;
@@ -52,6 +53,8 @@ pub struct InputDoc {
     pub user_records: u64,
     pub timestamp_resolution_s: Option<f64>,
     pub logger_stamped_records: u64,
+    /// Read but not kept, as the limits in kernlog's README say.
+    pub not_kept: NotKept,
 }
 
 #[derive(Debug, Serialize)]
@@ -92,6 +95,17 @@ pub struct CycleDoc {
 pub struct AbortedDoc {
     pub line: u64,
     pub message: String,
+    /// `freezer`, `device`, `wakeup`, or `device-or-wakeup` when the lines do not say which.
+    pub cause: AbortCause,
+    /// Lines that tell more (tasks that refused to freeze, failed devices, wakeup sources).
+    pub details: Vec<AbortDetailDoc>,
+}
+
+/// One line that tells why an attempt aborted.
+#[derive(Debug, Serialize)]
+pub struct AbortDetailDoc {
+    pub line: u64,
+    pub text: String,
 }
 
 /// The MTRR updates of one resume: per step, and the secondary CPUs' share in all.
@@ -189,6 +203,7 @@ impl Report {
                 user_records: input.user_records,
                 timestamp_resolution_s: input.resolution_us.map(|us| us as f64 / 1e6),
                 logger_stamped_records: input.logger_stamped_records,
+                not_kept: input.not_kept,
             },
             cycles: analysis
                 .cycles
@@ -249,6 +264,15 @@ fn cycle_doc(analysis: &Analysis, index: usize, c: &Cycle) -> CycleDoc {
         aborted: c.aborted.as_ref().map(|a| AbortedDoc {
             line: a.line,
             message: a.message.clone(),
+            cause: a.cause,
+            details: a
+                .details
+                .iter()
+                .map(|d| AbortDetailDoc {
+                    line: d.line,
+                    text: d.text.clone(),
+                })
+                .collect(),
         }),
         suspend_ms: c.suspend_ms().map(round_ms),
         resume_ms: c.resume_ms().map(round_ms),

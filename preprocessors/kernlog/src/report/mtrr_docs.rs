@@ -248,16 +248,13 @@ pub(super) fn mtrr_doc(analysis: &Analysis) -> MtrrDoc {
             .map(|d| d.iter().map(proc_doc).collect())
             .collect(),
         changes: m
-            .cpus()
+            .runs_by_cpu()
             .into_iter()
-            .map(|cpu| {
-                let runs: Vec<&MtrrRun> = m.runs.iter().filter(|r| r.cpu == cpu).collect();
-                CpuChangesDoc {
-                    cpu,
-                    checks: runs.len(),
-                    changed: runs.iter().filter(|r| r.changed()).count(),
-                    runs: runs.into_iter().map(run_doc).collect(),
-                }
+            .map(|(cpu, runs)| CpuChangesDoc {
+                cpu,
+                checks: runs.len(),
+                changed: runs.iter().filter(|r| r.changed()).count(),
+                runs: runs.into_iter().map(run_doc).collect(),
             })
             .collect(),
         inconsistent_cpus: m.inconsistent_aps(),

@@ -5,7 +5,7 @@ use std::sync::LazyLock;
 
 use memchr::memmem;
 
-use super::model::SleepMode;
+use super::model::{AbortCause, SleepMode};
 /// What a record means to the tracker.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Marker {
@@ -172,6 +172,54 @@ fn classify_acpi(m: &str) -> Option<Marker> {
 /// wake, thaw, exit, ...): the lines a log view keeps visible.
 pub fn is_marker(message: &str) -> bool {
     classify(message).is_some()
+}
+
+/// What a line tells of why an attempt aborts: a task the freezer could not freeze
+/// (`task:fuse state:D ...`), a device's failed suspend callback, an active wakeup source or
+/// a pending wakeup (`PM: Wakeup pending, aborting suspend`, `PM: last active wakeup source:
+/// ...`). The aborting line itself names its own cause.
+pub(super) fn abort_cause(m: &str) -> Option<AbortCause> {
+    // Most lines start with none of these bytes: only the cheap device test runs on them.
+    match m.as_bytes().first()? {
+        b't' if m.starts_with("task:") && m.contains(" state:") => Some(AbortCause::Freezer),
+        b'F' if m.starts_with("Freezing") && m.contains(" aborted") => Some(AbortCause::Wakeup),
+        b'F' if m.starts_with("Freezing") && m.contains(" failed") => Some(AbortCause::Freezer),
+        b'P' if m.starts_with("PM: Wakeup pending") || m.contains("wakeup source") => {
+            Some(AbortCause::Wakeup)
+        }
+        b'P' if m.starts_with("PM: Device ") && m.contains("failed to suspend")
+            || m.starts_with("PM: dpm_run_callback()") && m.contains(" returns -") =>
+        {
+            Some(AbortCause::Device)
+        }
+        b'P' => None,
+        _ => classify_device_pm(m).map(|_| AbortCause::Device),
+    }
+}
+
+/// True for a line only a boot prints near its start (the command line, the firmware's
+/// memory map, arm's first line): with a stamp reset, it shows a new boot even where the
+/// `Linux version` banner was not captured.
+pub(super) fn is_boot_line(m: &str) -> bool {
+    [
+        "Command line: ",
+        "Kernel command line: ",
+        "BIOS-provided physical RAM map",
+        "Booting Linux on physical CPU",
+    ]
+    .iter()
+    .any(|start| m.starts_with(start))
+}
+
+impl Marker {
+    /// Markers a CPU's bring-up prints: on a line stamped far back they may be the CPU's
+    /// clock not yet in step; every other marker there starts or moves a cycle on a new clock.
+    pub(super) fn of_bringup(self) -> bool {
+        matches!(
+            self,
+            Marker::Booting(_) | Marker::CpuUp(_) | Marker::CpuError(..) | Marker::EnableEnd
+        )
+    }
 }
 
 fn mode_in_parens(rest: &str) -> Option<SleepMode> {

@@ -187,6 +187,50 @@ pub struct Cycle {
 pub struct Aborted {
     pub line: u64,
     pub message: String,
+    pub cause: AbortCause,
+    /// The lines that tell more, in log order, at most [`ABORT_DETAILS_KEPT`]: tasks that
+    /// refused to freeze, devices whose suspend callback failed, active wakeup sources.
+    pub details: Vec<AbortDetail>,
+}
+
+/// How many lines of detail an aborted attempt keeps.
+pub const ABORT_DETAILS_KEPT: usize = 8;
+
+/// What abandoned a suspend attempt, as far as its lines tell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum AbortCause {
+    /// The freezer gave up: tasks refused to freeze.
+    Freezer,
+    /// A device's suspend callback failed.
+    Device,
+    /// A wakeup event arrived while the system went down.
+    Wakeup,
+    /// `Some devices failed to suspend, or early wake event detected` with nothing around
+    /// it that tells which.
+    DeviceOrWakeup,
+}
+
+impl AbortCause {
+    /// The cause in words, for the summary.
+    pub fn describe(self) -> &'static str {
+        match self {
+            AbortCause::Freezer => "the freezer gave up: tasks refused to freeze",
+            AbortCause::Device => "a device's suspend callback failed",
+            AbortCause::Wakeup => "a wakeup event was pending",
+            AbortCause::DeviceOrWakeup => {
+                "a device failed to suspend or a wakeup event arrived (the log does not say which)"
+            }
+        }
+    }
+}
+
+/// One line that tells more about an aborted attempt.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AbortDetail {
+    pub line: u64,
+    pub cause: AbortCause,
+    pub text: String,
 }
 
 impl Cycle {
@@ -253,15 +297,28 @@ impl Cycle {
             .map(|c| c.cpu)
             .collect();
         if self.enable_start.is_some() && self.exit.is_some() {
-            for cpu in &self.offlined {
-                if !self.cpus.iter().any(|c| c.cpu == *cpu && c.up.is_some()) {
-                    missing.push(*cpu);
-                }
-            }
+            let up: std::collections::HashSet<u32> = self
+                .cpus
+                .iter()
+                .filter(|c| c.up.is_some())
+                .map(|c| c.cpu)
+                .collect();
+            missing.extend(self.offlined.iter().filter(|cpu| !up.contains(cpu)));
         }
         missing.sort_unstable();
         missing.dedup();
         missing
+    }
+
+    /// True when the log shows the resume: the low-level resume, CPUs enabled or up, the
+    /// platform's wake, or the exit of an attempt that was not aborted.
+    pub fn resumed(&self) -> bool {
+        self.aborted.is_none()
+            && (self.low_level_resume.is_some()
+                || self.enable_start.is_some()
+                || self.wake.is_some()
+                || self.exit.is_some()
+                || self.cpus.iter().any(|c| c.up.is_some()))
     }
 
     /// The phase of that name, if both its ends are in the log.

@@ -369,3 +369,80 @@ fn a_loggers_times_give_the_cycle_but_no_durations() {
     assert!(logger.phases.iter().all(|p| p.ms().is_none()));
     assert!(logger.gaps.is_empty());
 }
+
+#[test]
+fn lines_stamped_near_zero_during_a_bring_up_are_no_new_boot() {
+    // Two lines from a CPU whose clock is not yet in step, then one a few ms back: one
+    // resume, CPU 1 up with its time from the good stamps.
+    let log = "\
+[  500.000000] PM: suspend entry (deep)
+[  500.200000] ACPI: PM: Low-level resume complete
+[  500.210000] Enabling non-boot CPUs ...
+[  500.220000] smpboot: Booting Node 0 Processor 1 APIC 0x2
+[    0.000000] masked ExtINT on CPU#1
+[    0.001000] Calibrating delay using timer specific routine.. 5000.00 BogoMIPS
+[  500.215000] microcode: CPU1: patch_level=0x0a50000c
+[  500.226000] CPU1 is up
+[  500.300000] PM: suspend exit
+";
+    let cs = cycles(log);
+    assert_eq!(cs.len(), 1, "{cs:#?}");
+    assert!(cs[0].cpus_not_up().is_empty());
+    assert_eq!(cs[0].cpus[0].bringup_ms(), Some(6.0));
+    assert_eq!(cs[0].suspend_span_ms(), Some(300.0));
+    assert!(cs[0].gaps.iter().all(|g| g.us >= 0));
+}
+
+#[test]
+fn a_stamp_reset_with_boot_lines_or_a_long_run_behind_is_a_new_boot() {
+    // No banner captured, but the command line: a new boot at once.
+    let log = "\
+[  500.000000] Enabling non-boot CPUs ...
+[  500.100000] CPU1 is up
+[    0.000000] Command line: BOOT_IMAGE=/vmlinuz root=/dev/sda1
+[    0.100000] x86/fpu: Supporting XSAVE feature 0x001
+";
+    let cs = cycles(log);
+    assert_eq!(cs.len(), 1);
+    // The next boot's lines count on its own clock: no gap spans the two boots.
+    assert!(cs[0].gaps.iter().all(|g| g.to.line <= 2));
+    // More lines behind than a bring-up prints, then a resume on the new clock.
+    let mut log = String::from("[  500.000000] Enabling non-boot CPUs ...\n");
+    for i in 0..20 {
+        log.push_str(&format!("[    1.{i:06}] usb 1-1: line {i}\n"));
+    }
+    log.push_str("[    2.000000] smpboot: Booting Node 0 Processor 1 APIC 0x2\n");
+    log.push_str("[    2.050000] CPU1 is up\n");
+    let cs = cycles(&log);
+    assert_eq!(cs.len(), 2, "{cs:#?}");
+    assert_eq!((cs[0].boot, cs[1].boot), (0, 1));
+    assert_eq!(cs[1].cpus[0].bringup_ms(), Some(50.0));
+}
+
+#[test]
+fn endless_input_keeps_a_bounded_part_and_counts_the_rest() {
+    use crate::limits::{CPUS_KEPT, CYCLES_KEPT};
+    // More distinct CPUs than any kernel has, in one resume.
+    let mut log = String::from("[    1.000000] Enabling non-boot CPUs ...\n");
+    for cpu in 1..=CPUS_KEPT + 2 {
+        log.push_str(&format!("[    2.000000] CPU{cpu} is up\n"));
+    }
+    let mut reader = RecordReader::new(log.as_bytes());
+    let mut tracker = CycleTracker::new();
+    while let Some(r) = reader.next_record() {
+        tracker.push(&r.unwrap());
+    }
+    assert_eq!(tracker.not_kept(), (0, 2));
+    let cs = tracker.finish();
+    assert_eq!(cs[0].cpus.len(), CPUS_KEPT);
+    // More cycles than are kept.
+    let cycle = "[    3.000000] PM: suspend entry (deep)\n[    3.100000] PM: suspend exit\n";
+    let log = cycle.repeat(CYCLES_KEPT + 3);
+    let mut reader = RecordReader::new(log.as_bytes());
+    let mut tracker = CycleTracker::new();
+    while let Some(r) = reader.next_record() {
+        tracker.push(&r.unwrap());
+    }
+    assert_eq!(tracker.not_kept(), (3, 0));
+    assert_eq!(tracker.finish().len(), CYCLES_KEPT);
+}

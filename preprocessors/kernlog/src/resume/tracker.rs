@@ -1,8 +1,11 @@
 //! The cycle tracker: a state machine fed one record at a time, keeping only the open
 //! cycle and bounded summaries, so that it runs in constant memory on logs of any length.
 
-use super::classify::{Marker, booting_apic, classify};
+use super::classify::{Marker, abort_cause, booting_apic, classify, is_boot_line};
 use super::model::*;
+use std::collections::{HashMap, HashSet};
+
+use crate::limits::{CPUS_KEPT, CYCLES_KEPT};
 use crate::reader::{Clock, Record, Time};
 use crate::record::Line;
 
@@ -19,27 +22,35 @@ pub struct CycleTracker {
     last_event: Option<Event>,
     current: Option<Open>,
     done: Vec<Cycle>,
-    /// A record whose stamp stepped back, held until the next stamped record shows whether
-    /// the log moved to a new clock (a new boot, or another excerpt pasted after this one)
-    /// or the line was only printed out of order (a CPU whose clock was not yet in step).
-    held: Option<HeldRecord>,
+    /// Records since a stamp stepped back, held (at most [`HELD_MAX`]) until the log shows
+    /// whether it moved to a new clock (a new boot, another excerpt pasted after this one)
+    /// or the lines were only printed out of order (a CPU whose clock was not yet in step).
+    held: Vec<HeldRecord>,
+    cycles_not_kept: u64,
+    cpu_lines_not_kept: u64,
 }
+
+/// Lines stamped far back that are all held before the log is taken to have moved to a new
+/// clock: more than a CPU prints while it comes up.
+const HELD_MAX: usize = 16;
 
 /// An owned copy of the fields of a [`Record`] that the tracker reads.
 #[derive(Debug)]
 struct HeldRecord {
     line: u64,
-    time: Time,
+    time: Option<Time>,
+    continuation: bool,
     resolution_us: u64,
     format: crate::record::Format,
     message: String,
 }
 
 impl HeldRecord {
-    fn of(record: &Record, time: Time) -> Self {
+    fn of(record: &Record) -> Self {
         HeldRecord {
             line: record.line,
-            time,
+            time: record.time,
+            continuation: record.continuation,
             resolution_us: record.resolution_us,
             format: record.format,
             message: record.message.to_string(),
@@ -50,8 +61,8 @@ impl HeldRecord {
     fn record(&self, keep_time: bool) -> Record<'_> {
         Record {
             line: self.line,
-            time: keep_time.then_some(self.time),
-            continuation: false,
+            time: self.time.filter(|_| keep_time),
+            continuation: self.continuation && keep_time,
             text: Line::new(self.format, None, self.resolution_us, &self.message),
         }
     }
@@ -77,6 +88,13 @@ struct Open {
     ec_event: Option<Event>,
     thaw_start: Option<Event>,
     thaw_done: Option<Event>,
+    /// Lines before the resume that tell why an attempt may abort (at most
+    /// [`ABORT_DETAILS_KEPT`]).
+    abort_details: Vec<AbortDetail>,
+    /// Where each CPU's bring-up is in `cycle.cpus`, and the CPUs in `cycle.offlined`: one
+    /// lookup per line, however many CPUs the log names.
+    cpu_index: HashMap<u32, usize>,
+    offlined: HashSet<u32>,
 }
 
 impl Open {
@@ -101,7 +119,32 @@ impl Open {
             ec_event: None,
             thaw_start: None,
             thaw_done: None,
+            abort_details: Vec::new(),
+            cpu_index: HashMap::new(),
+            offlined: HashSet::new(),
         }
+    }
+}
+
+impl Open {
+    /// The bring-up of `cpu`, added if new; `None` once [`CPUS_KEPT`] CPUs are kept.
+    fn cpu(&mut self, cpu: u32) -> Option<&mut CpuBringup> {
+        let cpus = &mut self.cycle.cpus;
+        let index = match self.cpu_index.get(&cpu) {
+            Some(&index) => index,
+            None if cpus.len() < CPUS_KEPT => {
+                self.cpu_index.insert(cpu, cpus.len());
+                cpus.push(CpuBringup {
+                    cpu,
+                    apic: None,
+                    booting: None,
+                    up: None,
+                });
+                cpus.len() - 1
+            }
+            None => return None,
+        };
+        cpus.get_mut(index)
     }
 }
 
@@ -111,37 +154,80 @@ impl CycleTracker {
     }
 
     /// Feed one record. Records from user space are ignored.
+    ///
+    /// A stamp far behind the last one is a new clock only when the log says so: a boot
+    /// banner, a line only a boot prints, a cycle marker other than a CPU's bring-up, or
+    /// more than [`HELD_MAX`] lines that stay behind. A line that comes back to the old
+    /// timeline shows the lines before it were printed out of order: they keep their
+    /// meaning and lose their stamps.
     pub fn push(&mut self, record: &Record) {
         if !record.is_kernel() {
             return;
         }
-        if let Some(time) = record.time.filter(|_| !record.continuation) {
-            if let Some(held) = self.held.take() {
-                // Still behind the old timeline: the log moved to a new clock at the held
-                // line. Back on it: the held line was only printed out of order.
-                let new_clock = self.jumped_back(time);
-                if new_clock {
-                    self.start_new_boot();
-                }
-                self.process(&held.record(new_clock));
+        let stamped = record.time.is_some() && !record.continuation;
+        if !stamped {
+            if self.held.is_empty() {
+                self.process(record, classify(record.message));
+            } else {
+                self.hold(record, false);
             }
-            let marker = classify(record.message);
-            if self.seen_records && self.jumped_back(time) && marker != Some(Marker::BootBanner) {
-                self.held = Some(HeldRecord::of(record, time));
-                return;
-            }
+            return;
         }
-        self.process(record);
+        let marker = classify(record.message);
+        let behind = self.seen_records
+            && marker != Some(Marker::BootBanner)
+            && record.time.is_some_and(|t| self.jumped_back(t));
+        if !behind {
+            self.release(false);
+            self.process(record, marker);
+            return;
+        }
+        let new_clock = marker.is_some_and(|m| !m.of_bringup()) || is_boot_line(record.message);
+        self.hold(record, new_clock);
+    }
+
+    /// Hold a record behind the old timeline; release the held lines on a new clock when
+    /// `new_clock` says so or too many are held.
+    fn hold(&mut self, record: &Record, new_clock: bool) {
+        self.held.push(HeldRecord::of(record));
+        if new_clock || self.held.len() > HELD_MAX {
+            self.release(true);
+        }
+    }
+
+    /// Process the held records, on a new boot with their stamps or, printed out of order,
+    /// without them.
+    #[inline]
+    fn release(&mut self, new_clock: bool) {
+        if self.held.is_empty() {
+            return;
+        }
+        if new_clock {
+            self.start_new_boot();
+        }
+        for held in std::mem::take(&mut self.held) {
+            let record = held.record(new_clock);
+            self.process(&record, classify(record.message));
+        }
     }
 
     /// One record, once it is known which timeline it belongs to.
-    fn process(&mut self, record: &Record) {
-        let marker = classify(record.message);
+    fn process(&mut self, record: &Record, marker: Option<Marker>) {
         if !record.continuation {
             self.track_time(record, marker);
         }
         if let Some(marker) = marker {
             self.apply(marker, record);
+        }
+        if let Some(open) = self.current.as_mut().filter(|o| !o.resumed)
+            && open.abort_details.len() < ABORT_DETAILS_KEPT
+            && let Some(cause) = abort_cause(record.message)
+        {
+            open.abort_details.push(AbortDetail {
+                line: record.line,
+                cause,
+                text: record.message.to_string(),
+            });
         }
         if !record.continuation && record.time.is_some() {
             self.last_event = Some(Event::of(record));
@@ -150,11 +236,9 @@ impl CycleTracker {
 
     /// Close the cycle still open and return every cycle found.
     pub fn finish(mut self) -> Vec<Cycle> {
-        // A held line at the very end: nothing says the clock changed, so it is a line
-        // printed out of order, kept without its stamp.
-        if let Some(held) = self.held.take() {
-            self.process(&held.record(false));
-        }
+        // Held lines at the very end: nothing says the clock changed, so they were printed
+        // out of order, kept without their stamps.
+        self.release(false);
         self.close();
         self.done
     }
@@ -204,8 +288,18 @@ impl CycleTracker {
             if !open.resumed && open.cycle.entry.is_some() {
                 open.cycle.last_suspend_record = self.last_event;
             }
-            self.done.push(finish_cycle(open));
+            if self.done.len() < CYCLES_KEPT {
+                self.done.push(finish_cycle(open));
+            } else {
+                self.cycles_not_kept += 1;
+            }
         }
+    }
+
+    /// Cycles after the first [`CYCLES_KEPT`], and lines about CPUs beyond the first
+    /// [`CPUS_KEPT`] of a cycle, that were read but not kept.
+    pub fn not_kept(&self) -> (u64, u64) {
+        (self.cycles_not_kept, self.cpu_lines_not_kept)
     }
 
     fn open(&mut self, record: &Record) -> &mut Open {
@@ -294,8 +388,12 @@ impl CycleTracker {
             }
             CpuOffline(cpu) => {
                 open.last_offline = Some(event);
-                if !open.cycle.offlined.contains(&cpu) {
+                let new = !open.offlined.contains(&cpu);
+                if new && open.offlined.len() < CPUS_KEPT {
+                    open.offlined.insert(cpu);
                     open.cycle.offlined.push(cpu);
+                } else if new {
+                    self.cpu_lines_not_kept += 1;
                 }
             }
             LowLevelResume(mode) => {
@@ -310,37 +408,30 @@ impl CycleTracker {
             Booting(cpu) => {
                 begin_resume(open, last_event);
                 let apic = booting_apic(record.message);
-                match open.cycle.cpus.iter_mut().find(|c| c.cpu == cpu) {
+                match open.cpu(cpu) {
                     Some(c) => {
                         c.booting = Some(event);
                         c.apic = apic;
                     }
-                    None => open.cycle.cpus.push(CpuBringup {
-                        cpu,
-                        apic,
-                        booting: Some(event),
-                        up: None,
-                    }),
+                    None => self.cpu_lines_not_kept += 1,
                 }
             }
             CpuUp(cpu) => {
                 begin_resume(open, last_event);
-                match open.cycle.cpus.iter_mut().find(|c| c.cpu == cpu) {
+                match open.cpu(cpu) {
                     Some(c) => c.up = Some(event),
-                    None => open.cycle.cpus.push(CpuBringup {
-                        cpu,
-                        apic: None,
-                        booting: None,
-                        up: Some(event),
-                    }),
+                    None => self.cpu_lines_not_kept += 1,
                 }
             }
             EnableEnd => open.cycle.enable_end = Some(event),
-            CpuError(cpu, error) => open.cycle.failures.push(CpuFailure {
-                cpu,
-                error,
-                line: record.line,
-            }),
+            CpuError(cpu, error) if open.cycle.failures.len() < CPUS_KEPT => {
+                open.cycle.failures.push(CpuFailure {
+                    cpu,
+                    error,
+                    line: record.line,
+                })
+            }
+            CpuError(..) => self.cpu_lines_not_kept += 1,
             Wake(mode) => {
                 begin_resume(open, last_event);
                 open.cycle.wake.get_or_insert(event);
@@ -378,6 +469,8 @@ impl CycleTracker {
                     open.cycle.aborted = Some(self::Aborted {
                         line: record.line,
                         message: record.message.to_string(),
+                        cause: abort_cause(record.message).unwrap_or(AbortCause::DeviceOrWakeup),
+                        details: Vec::new(),
                     });
                 }
             }
@@ -406,6 +499,17 @@ fn keep_largest(gaps: &mut Vec<Gap>, gap: Gap) {
 fn finish_cycle(open: Open) -> Cycle {
     let mut cycle = open.cycle;
     cycle.gaps = open.gaps;
+    if let Some(aborted) = cycle.aborted.as_mut() {
+        aborted.details = open.abort_details;
+        aborted.details.retain(|d| d.line != aborted.line);
+        // A generic line (`Some devices failed to suspend, or early wake event detected`)
+        // takes its cause from the lines around it.
+        if aborted.cause == AbortCause::DeviceOrWakeup
+            && let Some(told) = aborted.details.first()
+        {
+            aborted.cause = told.cause;
+        }
+    }
     let mut phases = Vec::new();
     let mut span = |name, start: Option<Event>, end: Option<Event>| {
         if let (Some(start), Some(end)) = (start, end)
