@@ -214,7 +214,7 @@ impl Engine {
                     _ => "text",
                 };
                 (
-                    highlight::render_code(&self.templates, language, body),
+                    highlight::render_code(&self.templates, language, body, false),
                     site.line,
                 )
             }
