@@ -202,9 +202,9 @@ impl DataStore {
             Ok(match extension.as_str() {
                 "yaml" | "yml" => {
                     let text = self.text(rel)?;
-                    yaml_serde::from_str::<Value>(&text).map_err(|e| {
+                    crate::yaml::from_str::<Value>(&text).map_err(|e| {
                         let at = e.location().map_or(String::new(), |l| {
-                            format!(" (line {}, column {})", l.line(), l.column())
+                            format!(" (line {}, column {})", l.line, l.column)
                         });
                         fail(
                             format!("`{rel}` is not valid YAML{at}: {}", crate::error::short(&e)),

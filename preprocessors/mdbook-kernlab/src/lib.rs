@@ -27,6 +27,7 @@ pub mod inline;
 pub mod references;
 pub mod render;
 pub mod scan;
+pub mod yaml;
 
 use std::path::{Path, PathBuf};
 
