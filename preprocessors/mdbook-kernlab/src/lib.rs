@@ -200,13 +200,7 @@ impl Engine {
             Found::Inline { text } => {
                 (inline::render(self, text, figures, chapter.html), site.line)
             }
-            Found::Malformed { what } => (
-                Err(error::fail(
-                    what.clone(),
-                    "write `{{kl:NAME ARGS}}` on one line, or put the text in backticks to show it",
-                )),
-                site.line,
-            ),
+            Found::Malformed { what, hint } => (Err(error::fail(what.clone(), *hint)), site.line),
             Found::Code { language, body } => {
                 let language = match language.as_deref() {
                     Some(l) if highlight::FENCE_LANGUAGES.contains(&l) => l,

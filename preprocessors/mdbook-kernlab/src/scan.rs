@@ -23,8 +23,10 @@ pub enum Found {
         body: String,
     },
     /// Something that looks like an inline directive but is not one (unterminated, split
-    /// over lines, nested, `{{ kl:`, `{{kl}}`): an error, never text left in the page.
-    Malformed { what: String },
+    /// over lines, nested, `{{ kl:`, `{{kl}}`), or a directive where none can be rendered
+    /// (inside an HTML tag or comment, a block inside raw HTML): an error, never text left
+    /// in the page. `hint` says what to do instead.
+    Malformed { what: String, hint: &'static str },
 }
 
 /// A directive with its byte range in the chapter and the 1-based line it starts on
@@ -43,12 +45,19 @@ static INLINE: LazyLock<Regex> =
 static OPENING: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"\{\{\s*kl\b").expect("valid regex"));
 
-/// Every directive and fenced code block of `markdown`, in order.
+/// The hint for text that only looks like a directive.
+const MALFORMED_HINT: &str =
+    "write `{{kl:NAME ARGS}}` on one line, or put the text in backticks to show it";
+
+/// Every directive and fenced code block of `markdown`, in order. Inline directives inside
+/// raw HTML blocks (`<details>`, `<div>`) are found and rendered like any other, as long as
+/// they stand between tags.
 pub fn scan(markdown: &str) -> Vec<Site> {
     let line_starts = line_starts(markdown);
     let line_of = |offset: usize| line_starts.partition_point(|&s| s <= offset);
     let mut sites = Vec::new();
     let mut code_ranges: Vec<Range<usize>> = Vec::new();
+    let mut html_ranges: Vec<Range<usize>> = Vec::new();
     // The open code block: its range, `Some(language)` when fenced, its text.
     let mut open: Option<(Range<usize>, Option<Option<String>>, String)> = None;
     let options = Options::ENABLE_TABLES
@@ -87,7 +96,8 @@ pub fn scan(markdown: &str) -> Vec<Site> {
                     sites.push(Site { range, line, found });
                 }
             }
-            Event::Code(_) | Event::Html(_) | Event::InlineHtml(_) => code_ranges.push(range),
+            Event::Code(_) => code_ranges.push(range),
+            Event::Html(_) | Event::InlineHtml(_) => html_ranges.push(range),
             _ => {}
         }
     }
@@ -96,12 +106,59 @@ pub fn scan(markdown: &str) -> Vec<Site> {
             .iter()
             .any(|c| c.start <= r.start && r.end <= c.end)
     };
+    let in_html = |r: &Range<usize>| {
+        html_ranges
+            .iter()
+            .find(|h| h.start <= r.start && r.start < h.end)
+    };
+    for html in &html_ranges {
+        // A block fence inside raw HTML is raw text to Markdown: its YAML would reach the
+        // page as it is.
+        let text = &markdown[html.clone()];
+        for (offset, line) in text.split_inclusive('\n').scan(0, |at, l| {
+            let start = *at;
+            *at += l.len();
+            Some((start, l))
+        }) {
+            let fence = line.trim_start();
+            if ["```", "~~~"].iter().any(|f| {
+                fence.strip_prefix(f).is_some_and(|r| {
+                    r.trim_start_matches(['`', '~'])
+                        .trim_start()
+                        .starts_with("kernlab")
+                })
+            }) {
+                let at = html.start + offset;
+                sites.push(Site {
+                    range: at..at,
+                    line: line_of(at),
+                    found: Found::Malformed {
+                        what: "a ```kernlab block inside a raw HTML block (`<details>`, `<div>`, ...) is not rendered".into(),
+                        hint: "leave a blank line after the HTML line that opens the block (e.g. after `<summary>...</summary>`) and before the fence, so that Markdown reads the fence",
+                    },
+                });
+            }
+        }
+    }
     let mut inline_ranges = Vec::new();
     for m in INLINE.find_iter(markdown) {
         if in_code(&m.range()) {
             continue;
         }
         inline_ranges.push(m.range());
+        if let Some(html) = in_html(&m.range())
+            && let Some(place) = inside_markup(&markdown[html.start..m.start()])
+        {
+            sites.push(Site {
+                range: m.range(),
+                line: line_of(m.start()),
+                found: Found::Malformed {
+                    what: format!("`{}` stands inside an HTML {place}, where it cannot be rendered", crate::expr::cut(m.as_str())),
+                    hint: "move the directive between the tags (`<span title=...>{{kl:...}}</span>`), or put it in backticks to show it",
+                },
+            });
+            continue;
+        }
         sites.push(Site {
             range: m.range(),
             line: line_of(m.start()),
@@ -119,11 +176,36 @@ pub fn scan(markdown: &str) -> Vec<Site> {
         sites.push(Site {
             range: m.range(),
             line: line_of(m.start()),
-            found: Found::Malformed { what },
+            found: Found::Malformed {
+                what,
+                hint: MALFORMED_HINT,
+            },
         });
     }
     sites.sort_by_key(|s| s.range.start);
     sites
+}
+
+/// Whether the end of `html` (raw HTML up to a directive) is inside a tag or a comment.
+fn inside_markup(html: &str) -> Option<&'static str> {
+    if html
+        .rfind("<!--")
+        .is_some_and(|open| html[open..].find("-->").is_none())
+    {
+        return Some("comment");
+    }
+    let open = html
+        .char_indices()
+        .filter(|&(i, c)| {
+            c == '<'
+                && html[i + 1..]
+                    .chars()
+                    .next()
+                    .is_some_and(|n| n.is_ascii_alphabetic() || n == '/')
+        })
+        .map(|(i, _)| i)
+        .next_back()?;
+    (!html[open..].contains('>')).then_some("tag")
 }
 
 /// Why the text at the start of `rest` (which opens like a directive) is none.
@@ -219,7 +301,7 @@ mod tests {
             let broken: Vec<String> = scan(md)
                 .into_iter()
                 .filter_map(|s| match s.found {
-                    Found::Malformed { what } => Some(what),
+                    Found::Malformed { what, .. } => Some(what),
                     _ => None,
                 })
                 .collect();
@@ -227,5 +309,32 @@ mod tests {
         }
         // Inside code, the same text is left alone.
         assert!(scan("`{{kl:value`\n").is_empty());
+    }
+
+    #[test]
+    fn directives_in_raw_html_are_rendered_between_tags_and_refused_elsewhere() {
+        let md = "# T\n\n<details>\n<summary>More</summary>\n<p>It took {{kl:claim a.log#/x stated=1}}.</p>\n<div title=\"{{kl:value a.log#/x}}\">x</div>\n<!-- {{kl:value a.log#/y}} -->\n```kernlab\nlog: a.log\n```\n</details>\n\nText <span title=\"{{kl:value b#/z}}\">z</span>.\n";
+        let sites = scan(md);
+        let found: Vec<(usize, String)> = sites
+            .iter()
+            .map(|s| {
+                let what = match &s.found {
+                    Found::Inline { text } => format!("inline {text}"),
+                    Found::Malformed { what, .. } => what.clone(),
+                    other => format!("{other:?}"),
+                };
+                (s.line, what)
+            })
+            .collect();
+        assert_eq!(
+            found,
+            [
+                (5, "inline claim a.log#/x stated=1".to_string()),
+                (6, "`{{kl:value a.log#/x}}` stands inside an HTML tag, where it cannot be rendered".into()),
+                (7, "`{{kl:value a.log#/y}}` stands inside an HTML comment, where it cannot be rendered".into()),
+                (8, "a ```kernlab block inside a raw HTML block (`<details>`, `<div>`, ...) is not rendered".into()),
+                (13, "`{{kl:value b#/z}}` stands inside an HTML tag, where it cannot be rendered".into()),
+            ]
+        );
     }
 }
