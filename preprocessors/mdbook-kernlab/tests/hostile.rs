@@ -34,7 +34,7 @@ rows:
 const THREADS_YAML: &str = r#"threads:
   - key: evil
     source: a stranger's mail
-    title: "Fix\n\n[click](javascript:alert(5))\n![t](https://tracker.invalid/t.png)\n{{#include ../secret.txt}}"
+    title: "Fix\n- [click](javascript:alert(5))\n> ![t](https://tracker.invalid/t.png)\n# Heading from a title\n{{#include ../secret.txt}}"
     url: https://lore.kernel.org/all/evil/
     prov: derived
 "#;
