@@ -99,10 +99,8 @@ fn too_deep(text: &str) -> Option<Place> {
                 }
             }
             State::Quoted(quote, floor) => match c {
-                '\\' if quote == '"' => {
-                    if chars.next_if(|&(_, n)| n != '\n').is_some() {
-                        column += 1;
-                    }
+                '\\' if quote == '"' && chars.next_if(|&(_, n)| n != '\n').is_some() => {
+                    column += 1;
                 }
                 '\'' if quote == '\'' && chars.next_if(|&(_, n)| n == '\'').is_some() => {
                     column += 1;
@@ -143,8 +141,8 @@ fn too_deep(text: &str) -> Option<Place> {
                 last_word_start = None;
             }
             ' ' | '\t' => {
-                if word_start.is_some() {
-                    last_word_start = word_start.take();
+                if let Some(first) = word_start.take() {
+                    last_word_start = Some(first);
                 }
             }
             '[' | '{' | ',' => {
