@@ -97,20 +97,23 @@ pub fn scan(markdown: &str) -> Vec<Site> {
                 }
             }
             Event::Code(_) => code_ranges.push(range),
-            Event::Html(_) | Event::InlineHtml(_) => html_ranges.push(range),
+            // The lines of one HTML block come as adjacent events: one range for the block.
+            Event::Html(_) => match html_ranges.last_mut() {
+                Some(last) if last.end == range.start => last.end = range.end,
+                _ => html_ranges.push(range),
+            },
+            Event::InlineHtml(_) => html_ranges.push(range),
             _ => {}
         }
     }
-    let in_code = |r: &Range<usize>| {
-        code_ranges
-            .iter()
-            .any(|c| c.start <= r.start && r.end <= c.end)
+    code_ranges.sort_by_key(|r| r.start);
+    // Ranges that do not overlap, sorted: the one that may hold `r` is found by bisection.
+    let holder = |ranges: &[Range<usize>], r: &Range<usize>| {
+        let i = ranges.partition_point(|c| c.start <= r.start);
+        i.checked_sub(1).filter(|&i| r.start < ranges[i].end)
     };
-    let in_html = |r: &Range<usize>| {
-        html_ranges
-            .iter()
-            .find(|h| h.start <= r.start && r.start < h.end)
-    };
+    let in_code =
+        |r: &Range<usize>| holder(&code_ranges, r).is_some_and(|i| r.end <= code_ranges[i].end);
     for html in &html_ranges {
         // A block fence inside raw HTML is raw text to Markdown: its YAML would reach the
         // page as it is.
@@ -140,15 +143,25 @@ pub fn scan(markdown: &str) -> Vec<Site> {
             }
         }
     }
-    let mut inline_ranges = Vec::new();
+    let mut inline_starts = Vec::new();
+    // The HTML being read and how far: directives come in order, so each block is read once.
+    let mut markup: Option<(usize, Markup)> = None;
     for m in INLINE.find_iter(markdown) {
         if in_code(&m.range()) {
             continue;
         }
-        inline_ranges.push(m.range());
-        if let Some(html) = in_html(&m.range())
-            && let Some(place) = inside_markup(&markdown[html.start..m.start()])
-        {
+        inline_starts.push(m.start());
+        let place = holder(&html_ranges, &m.range()).and_then(|i| {
+            if markup.as_ref().is_none_or(|(at, _)| *at != i) {
+                markup = Some((i, Markup::new(html_ranges[i].start)));
+            }
+            let (_, walker) = markup.as_mut()?;
+            let place = walker.place_at(markdown, m.start());
+            // The directive's own text is replaced: it opens no tag.
+            walker.at = m.end();
+            place
+        });
+        if let Some(place) = place {
             sites.push(Site {
                 range: m.range(),
                 line: line_of(m.start()),
@@ -168,7 +181,7 @@ pub fn scan(markdown: &str) -> Vec<Site> {
         });
     }
     for m in OPENING.find_iter(markdown) {
-        let taken = inline_ranges.iter().any(|r| r.start == m.start());
+        let taken = inline_starts.binary_search(&m.start()).is_ok();
         if taken || in_code(&m.range()) {
             continue;
         }
@@ -186,26 +199,64 @@ pub fn scan(markdown: &str) -> Vec<Site> {
     sites
 }
 
-/// Whether the end of `html` (raw HTML up to a directive) is inside a tag or a comment.
-fn inside_markup(html: &str) -> Option<&'static str> {
-    if html
-        .rfind("<!--")
-        .is_some_and(|open| html[open..].find("-->").is_none())
-    {
-        return Some("comment");
+/// Raw HTML read forward once, to tell for each directive in it (in order) whether it stands
+/// inside a tag or a comment.
+struct Markup {
+    at: usize,
+    state: MarkupState,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum MarkupState {
+    Text,
+    /// Inside a tag; the quote of the attribute value being read, if any.
+    Tag(Option<u8>),
+    Comment,
+}
+
+impl Markup {
+    fn new(start: usize) -> Self {
+        Markup {
+            at: start,
+            state: MarkupState::Text,
+        }
     }
-    let open = html
-        .char_indices()
-        .filter(|&(i, c)| {
-            c == '<'
-                && html[i + 1..]
-                    .chars()
-                    .next()
-                    .is_some_and(|n| n.is_ascii_alphabetic() || n == '/')
-        })
-        .map(|(i, _)| i)
-        .next_back()?;
-    (!html[open..].contains('>')).then_some("tag")
+
+    /// Read `text` up to `offset` (at or past the last one asked for): where is it?
+    fn place_at(&mut self, text: &str, offset: usize) -> Option<&'static str> {
+        let bytes = text.as_bytes();
+        while self.at < offset {
+            let b = bytes[self.at];
+            self.state = match self.state {
+                MarkupState::Comment if text[self.at..].starts_with("-->") => {
+                    self.at += 2;
+                    MarkupState::Text
+                }
+                MarkupState::Tag(None) if b == b'>' => MarkupState::Text,
+                MarkupState::Tag(None) if b == b'"' || b == b'\'' => MarkupState::Tag(Some(b)),
+                MarkupState::Tag(Some(q)) if b == q => MarkupState::Tag(None),
+                MarkupState::Text if text[self.at..].starts_with("<!--") => {
+                    self.at += 3;
+                    MarkupState::Comment
+                }
+                MarkupState::Text
+                    if b == b'<'
+                        && bytes
+                            .get(self.at + 1)
+                            .is_some_and(|n| n.is_ascii_alphabetic() || *n == b'/') =>
+                {
+                    MarkupState::Tag(None)
+                }
+                state => state,
+            };
+            self.at += 1;
+        }
+        match self.state {
+            MarkupState::Text => None,
+            MarkupState::Tag(_) => Some("tag"),
+            MarkupState::Comment => Some("comment"),
+        }
+    }
 }
 
 /// Why the text at the start of `rest` (which opens like a directive) is none.
@@ -313,7 +364,7 @@ mod tests {
 
     #[test]
     fn directives_in_raw_html_are_rendered_between_tags_and_refused_elsewhere() {
-        let md = "# T\n\n<details>\n<summary>More</summary>\n<p>It took {{kl:claim a.log#/x stated=1}}.</p>\n<div title=\"{{kl:value a.log#/x}}\">x</div>\n<!-- {{kl:value a.log#/y}} -->\n```kernlab\nlog: a.log\n```\n</details>\n\nText <span title=\"{{kl:value b#/z}}\">z</span>.\n";
+        let md = "# T\n\n<details>\n<summary>More</summary>\n<p>It took {{kl:claim a.log#/x stated=1}}.</p>\n<div title=\"{{kl:value a.log#/x}}\">x</div>\n<!--\n{{kl:value a.log#/y}} -->\n```kernlab\nlog: a.log\n```\n</details>\n\nText <span title=\"{{kl:value b#/z}}\">z</span>.\n";
         let sites = scan(md);
         let found: Vec<(usize, String)> = sites
             .iter()
@@ -331,9 +382,9 @@ mod tests {
             [
                 (5, "inline claim a.log#/x stated=1".to_string()),
                 (6, "`{{kl:value a.log#/x}}` stands inside an HTML tag, where it cannot be rendered".into()),
-                (7, "`{{kl:value a.log#/y}}` stands inside an HTML comment, where it cannot be rendered".into()),
-                (8, "a ```kernlab block inside a raw HTML block (`<details>`, `<div>`, ...) is not rendered".into()),
-                (13, "`{{kl:value b#/z}}` stands inside an HTML tag, where it cannot be rendered".into()),
+                (8, "`{{kl:value a.log#/y}}` stands inside an HTML comment, where it cannot be rendered".into()),
+                (9, "a ```kernlab block inside a raw HTML block (`<details>`, `<div>`, ...) is not rendered".into()),
+                (14, "`{{kl:value b#/z}}` stands inside an HTML tag, where it cannot be rendered".into()),
             ]
         );
     }
