@@ -76,16 +76,9 @@ fn read_yaml<T: serde::de::DeserializeOwned>(path: &Path) -> Result<(T, String),
     Ok((value, text))
 }
 
-/// `path:LINE: message`, the line being the `nth` (from 1) holding `field: value` (`- `
-/// and quotes allowed), or the file alone when none does.
-fn at_entry(
-    path: &Path,
-    text: &str,
-    field: &str,
-    value: &str,
-    nth: usize,
-    message: &str,
-) -> String {
+/// `path:LINE`, the line being the `nth` (from 1) holding `field: value` (`- ` and quotes
+/// allowed), or `path` alone when none does.
+fn place(path: &Path, text: &str, field: &str, value: &str, nth: usize) -> String {
     let line = text
         .lines()
         .enumerate()
@@ -97,17 +90,17 @@ fn at_entry(
         })
         .nth(nth.saturating_sub(1))
         .map_or(String::new(), |(i, _)| format!(":{}", i + 1));
-    format!("{}{line}: {message}", path.display())
+    format!("{}{line}", path.display())
 }
 
 /// A name, path, version, key or URL: it goes into a link, so it holds no blank and no
 /// control character.
 fn check_word(path: &Path, text: &str, field: &str, value: &str) -> Result<(), String> {
     if value.is_empty() || value.chars().any(|c| c.is_whitespace() || c.is_control()) {
-        let shown = crate::render::escape(value);
         return Err(format!(
-            "{}: `{field}: {shown}` is empty or holds a blank or a control character; {field} values are single words",
-            at_entry(path, text, field, value, 1, "").trim_end_matches(": ")
+            "{}: `{field}: {}` is empty or holds a blank or a control character; {field} values are single words",
+            place(path, text, field, value, 1),
+            crate::render::escape(value)
         ));
     }
     Ok(())
@@ -133,23 +126,17 @@ impl Symbols {
                 check_word(path, &text, "version", version)?;
             }
             if !s.lines.contains_key(&file.pinned) && s.lines.is_empty() {
-                return Err(at_entry(
-                    path,
-                    &text,
-                    "name",
-                    &s.name,
-                    1,
-                    &format!("symbol {} has no line", s.name),
+                return Err(format!(
+                    "{}: symbol {} has no line",
+                    place(path, &text, "name", &s.name, 1),
+                    s.name
                 ));
             }
             if let Some(old) = by_name.insert(s.name.clone(), s) {
-                return Err(at_entry(
-                    path,
-                    &text,
-                    "name",
-                    &old.name,
-                    2,
-                    &format!("symbol {} is listed twice", old.name),
+                return Err(format!(
+                    "{}: symbol {} is listed twice",
+                    place(path, &text, "name", &old.name, 2),
+                    old.name
                 ));
             }
         }
@@ -247,23 +234,17 @@ impl Threads {
             check_word(path, &text, "key", &t.key)?;
             check_word(path, &text, "url", &t.url)?;
             if !t.url.starts_with("https://") {
-                return Err(at_entry(
-                    path,
-                    &text,
-                    "key",
-                    &t.key,
-                    1,
-                    &format!("thread {} has no https URL", t.key),
+                return Err(format!(
+                    "{}: thread {} has no https URL",
+                    place(path, &text, "key", &t.key, 1),
+                    t.key
                 ));
             }
             if let Some(old) = by_key.insert(t.key.clone(), t) {
-                return Err(at_entry(
-                    path,
-                    &text,
-                    "key",
-                    &old.key,
-                    2,
-                    &format!("thread {} is listed twice", old.key),
+                return Err(format!(
+                    "{}: thread {} is listed twice",
+                    place(path, &text, "key", &old.key, 2),
+                    old.key
                 ));
             }
         }
