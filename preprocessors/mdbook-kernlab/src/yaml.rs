@@ -73,7 +73,7 @@ pub fn from_str<T: DeserializeOwned>(text: &str) -> Result<T, YamlError> {
 /// start in a flow collection (after `[`, `{`, `,`, `:`, `?`, a tag or an anchor); comments
 /// at a `#` after a blank.
 fn too_deep(text: &str) -> Option<Place> {
-    #[derive(PartialEq)]
+    #[derive(Clone, Copy, PartialEq)]
     enum State {
         Plain,
         Comment,
@@ -83,46 +83,52 @@ fn too_deep(text: &str) -> Option<Place> {
     let mut state = State::Plain;
     let mut depth = 0usize;
     let (mut line, mut column) = (1, 0);
-    // The character before this one, and the first characters of the word being read and
-    // of the word before it (a tag `!t` or an anchor `&a` may stand before quoted text).
+    // The character before this one; outside comments and quotes, the last character that
+    // is not a blank (line breaks are blanks), and the first character of the word it ends
+    // (a tag `!t` or an anchor `&a` may stand before quoted text, on the line above too).
     let mut prev = '\n';
-    let mut last_word_start = None::<char>;
-    let mut word_start = None::<char>;
+    let mut last = '\n';
+    let mut word_first = None::<char>;
+    let mut in_word = false;
     let mut chars = text.char_indices().peekable();
     while let Some((index, c)) = chars.next() {
         column += 1;
-        let opens_here = matches!(prev, '\n' | ' ' | '\t' | '[' | '{' | ',' | ':');
-        match state {
-            State::Comment => {
-                if c == '\n' {
-                    state = State::Plain;
-                }
+        let opens_here = matches!(prev, '\n' | '\r' | ' ' | '\t' | '[' | '{' | ',' | ':');
+        let before = state;
+        state = match state {
+            State::Comment if c == '\n' => State::Plain,
+            State::Comment => State::Comment,
+            State::Quoted('"', _) if c == '\\' && chars.next_if(|&(_, n)| n != '\n').is_some() => {
+                column += 1;
+                state
             }
-            State::Quoted(quote, floor) => match c {
-                '\\' if quote == '"' && chars.next_if(|&(_, n)| n != '\n').is_some() => {
-                    column += 1;
+            State::Quoted('\'', _) if c == '\'' && chars.next_if(|&(_, n)| n == '\'').is_some() => {
+                column += 1;
+                state
+            }
+            State::Quoted(quote, _) if c == quote => State::Plain,
+            State::Quoted(quote, floor) => {
+                if matches!(c, ']' | '}') && depth > floor {
+                    depth -= 1;
                 }
-                '\'' if quote == '\'' && chars.next_if(|&(_, n)| n == '\'').is_some() => {
-                    column += 1;
-                }
-                c if c == quote => state = State::Plain,
-                ']' | '}' if depth > floor => depth -= 1,
-                _ => {}
-            },
+                State::Quoted(quote, floor)
+            }
             State::Plain => match c {
-                '#' if matches!(prev, '\n' | ' ' | '\t') => state = State::Comment,
-                ']' | '}' => depth = depth.saturating_sub(1),
-                '\'' | '"' if depth > 0 => {
-                    let after = text[..index].trim_end_matches([' ', '\t']);
-                    let token_start = after.ends_with(['[', '{', ',', ':', '?'])
-                        || (after.len() < index && matches!(last_word_start, Some('!' | '&')));
-                    if token_start {
-                        state = State::Quoted(c, depth);
-                    }
+                '#' if matches!(prev, '\n' | '\r' | ' ' | '\t') => State::Comment,
+                ']' | '}' => {
+                    depth = depth.saturating_sub(1);
+                    State::Plain
                 }
-                _ => {}
+                '\'' | '"'
+                    if depth > 0
+                        && (matches!(last, '[' | '{' | ',' | ':' | '?')
+                            || matches!(word_first, Some('!' | '&'))) =>
+                {
+                    State::Quoted(c, depth)
+                }
+                _ => State::Plain,
             },
-        }
+        };
         if matches!(c, '[' | '{') && opens_here && state != State::Comment {
             depth += 1;
             if depth > MAX_NESTING {
@@ -133,24 +139,33 @@ fn too_deep(text: &str) -> Option<Place> {
                 });
             }
         }
-        match c {
-            '\n' => {
-                line += 1;
-                column = 0;
-                word_start = None;
-                last_word_start = None;
+        match (before, state) {
+            // A quoted text read whole is a word of its own.
+            (State::Quoted(..), State::Plain) => {
+                last = c;
+                word_first = None;
+                in_word = true;
             }
-            ' ' | '\t' => {
-                if let Some(first) = word_start.take() {
-                    last_word_start = Some(first);
+            (State::Plain, State::Plain) => match c {
+                ' ' | '\t' | '\n' | '\r' => in_word = false,
+                '[' | '{' | ',' => {
+                    last = c;
+                    word_first = None;
+                    in_word = false;
                 }
-            }
-            '[' | '{' | ',' => {
-                word_start = None;
-                last_word_start = None;
-            }
-            c if word_start.is_none() => word_start = Some(c),
+                _ => {
+                    if !in_word {
+                        word_first = Some(c);
+                        in_word = true;
+                    }
+                    last = c;
+                }
+            },
             _ => {}
+        }
+        if c == '\n' {
+            line += 1;
+            column = 0;
         }
         prev = c;
     }
@@ -201,7 +216,16 @@ mod tests {
     fn closing_brackets_in_quotes_and_comments_do_not_hide_depth() {
         // Each level hides a `]` in quoted text, a tagged quote or a comment.
         let n = MAX_NESTING + 1;
-        for unit in ["[ \"]\", ", "[ ']', ", "[!t \"]\" ", "[&a ']' ", "[ # ]\n"] {
+        for unit in [
+            "[ \"]\", ",
+            "[ ']', ",
+            "[!t \"]\" ",
+            "[&a ']' ",
+            "[ # ]\n",
+            "[!t\n\"]\"\n",
+            "[&a !t # c ]\n  \"]\" ",
+            "[{k: \"]\"}, ",
+        ] {
             let text = format!("x: {}", unit.repeat(n));
             assert!(depth_error(&text).is_some(), "{unit:?}");
         }
