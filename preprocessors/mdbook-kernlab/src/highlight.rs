@@ -251,4 +251,26 @@ mod tests {
         assert!(html.contains("kl-heading"), "{html}");
         assert!(highlight("c", "a < b && c > d\n").unwrap().contains("&lt;"));
     }
+
+    #[test]
+    fn a_data_listing_shows_controls_and_hides_braces_from_mdbook() {
+        let templates = Templates::load(std::path::Path::new("/nonexistent")).unwrap();
+        let code = "bell\u{7} esc\u{1b}[2J lone\rcr \u{202e}rtl {{#include x}}\r\nnext\n";
+        let html = render_code(&templates, "text", code, true).unwrap();
+        for c in ['\u{7}', '\u{1b}', '\r', '\u{202e}', '{', '}'] {
+            assert!(!html.contains(c), "{c:?} in {html}");
+        }
+        for shown in [
+            "bell\u{2407}",
+            "esc\u{241b}[2J",
+            "lone\u{240d}cr",
+            "‹U+202E›rtl",
+            "&#123;&#123;#include x&#125;&#125;\nnext",
+        ] {
+            assert!(html.contains(shown), "{shown} not in {html}");
+        }
+        // An author's fence keeps its braces, for the author's own mdBook directives.
+        let html = render_code(&templates, "text", "{{#include x}}\n", false).unwrap();
+        assert!(html.contains("{{#include x}}"), "{html}");
+    }
 }
