@@ -13,8 +13,9 @@ use walkdir::WalkDir;
 use crate::error::{Failure, Outcome, fail};
 
 /// The data directory of a book, with caches for one preprocessor run, shared by the
-/// threads that render directives. Two threads that miss the same entry both compute it:
-/// the result is the same, and the lock is never held while a file is read or analysed.
+/// threads that render directives. Each file is read, parsed or analysed once: a thread
+/// that needs an entry another thread is computing waits for it (the map's lock is never
+/// held while a file is read or analysed, only the entry's).
 pub struct DataStore {
     dir: PathBuf,
     texts: Cache<String>,
@@ -24,7 +25,9 @@ pub struct DataStore {
     files: OnceLock<Vec<String>>,
 }
 
-type Cache<T> = Mutex<HashMap<PathBuf, Arc<T>>>;
+/// One entry per file: computed once, by the first thread that asks, failures included.
+type Slot<T> = Arc<OnceLock<Outcome<Arc<T>>>>;
+type Cache<T> = Mutex<HashMap<PathBuf, Slot<T>>>;
 
 /// The cached value for `path`, or `make`'s result, which is then cached.
 fn cached<T>(
@@ -32,16 +35,34 @@ fn cached<T>(
     path: PathBuf,
     make: impl FnOnce() -> Outcome<T>,
 ) -> Outcome<Arc<T>> {
-    if let Some(value) = lock(cache).get(&path) {
-        return Ok(value.clone());
-    }
-    let value = Arc::new(make()?);
-    Ok(lock(cache).entry(path).or_insert(value).clone())
+    // A thread that panicked while holding the lock left the map as it was: keep using it.
+    let slot = cache
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .entry(path)
+        .or_default()
+        .clone();
+    slot.get_or_init(|| make().map(Arc::new)).clone()
 }
 
-/// A thread that panicked while holding the lock left the map as it was: keep using it.
-fn lock<T>(cache: &Cache<T>) -> std::sync::MutexGuard<'_, HashMap<PathBuf, Arc<T>>> {
-    cache.lock().unwrap_or_else(|e| e.into_inner())
+/// The largest file read whole (`source:`, `FILE@/regex/`, small captures): larger ones
+/// are refused before any allocation. Logs shown or analysed are read as a stream.
+pub const MAX_READ_BYTES: u64 = 64 << 20;
+
+/// The largest YAML or JSON file parsed into a document: a parsed document takes tens of
+/// times its size in memory.
+pub const MAX_DOCUMENT_BYTES: u64 = 4 << 20;
+
+/// A refusal of `rel`, `size` bytes, for being over `cap`.
+fn too_large(rel: &str, size: u64, cap: u64, what: &str) -> Failure {
+    fail(
+        format!(
+            "`{rel}` is {} MiB, more than the {} MiB a {what} may have",
+            size.div_ceil(1 << 20),
+            cap >> 20
+        ),
+        "keep in the data directory only the part the book shows or computes from (cut the capture with `sed -n 'A,Bp'`, or keep the fields in a smaller file)",
+    )
 }
 
 /// The largest file that is tried as a small capture before it is read as a log.
@@ -114,8 +135,27 @@ impl DataStore {
     pub fn text(&self, rel: &str) -> Outcome<Arc<String>> {
         let path = self.resolve(rel)?;
         cached(&self.texts, path.clone(), || {
-            let bytes = std::fs::read(&path)
-                .map_err(|e| Failure::new(format!("cannot read `{rel}`: {e}")))?;
+            let unreadable = |e: std::io::Error| Failure::new(format!("cannot read `{rel}`: {e}"));
+            let file = std::fs::File::open(&path).map_err(unreadable)?;
+            let size = file.metadata().map_err(unreadable)?.len();
+            if size > MAX_READ_BYTES {
+                return Err(too_large(rel, size, MAX_READ_BYTES, "file read whole"));
+            }
+            // The file may grow after the check: read one byte past the cap at the most.
+            let mut bytes = Vec::with_capacity(size as usize);
+            std::io::Read::read_to_end(
+                &mut std::io::Read::take(file, MAX_READ_BYTES + 1),
+                &mut bytes,
+            )
+            .map_err(unreadable)?;
+            if bytes.len() as u64 > MAX_READ_BYTES {
+                return Err(too_large(
+                    rel,
+                    bytes.len() as u64,
+                    MAX_READ_BYTES,
+                    "file read whole",
+                ));
+            }
             // Valid UTF-8 (the usual case) is taken as it is, without a second copy.
             Ok(String::from_utf8(bytes)
                 .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
@@ -148,12 +188,23 @@ impl DataStore {
         let extension = extension.to_string();
         let path_for_size = path.clone();
         cached(&self.documents, path, || {
+            if matches!(extension.as_str(), "yaml" | "yml" | "json")
+                && let Ok(meta) = std::fs::metadata(&path_for_size)
+                && meta.len() > MAX_DOCUMENT_BYTES
+            {
+                return Err(too_large(
+                    rel,
+                    meta.len(),
+                    MAX_DOCUMENT_BYTES,
+                    "YAML or JSON data file",
+                ));
+            }
             Ok(match extension.as_str() {
                 "yaml" | "yml" => {
                     let text = self.text(rel)?;
-                    yaml_serde::from_str::<Value>(&text).map_err(|e| {
+                    crate::yaml::from_str::<Value>(&text).map_err(|e| {
                         let at = e.location().map_or(String::new(), |l| {
-                            format!(" (line {}, column {})", l.line(), l.column())
+                            format!(" (line {}, column {})", l.line, l.column)
                         });
                         fail(
                             format!("`{rel}` is not valid YAML{at}: {}", crate::error::short(&e)),
@@ -190,15 +241,26 @@ impl DataStore {
         })
     }
 
-    /// Files matching a glob relative to the data directory, sorted; at least one.
+    /// The files a path names, relative to the data directory, sorted; at least one. A path
+    /// that names a file is that file, whatever characters its name holds (`run[1].log` is
+    /// `run[1].log`, never `run1.log`); otherwise `*` (any characters) and `?` (one) make
+    /// it a pattern, and every other character, brackets and braces too, is literal.
     pub fn glob(&self, pattern: &str) -> Outcome<Vec<String>> {
-        if !pattern.contains(['*', '?', '[']) {
+        let names_a_file = self.dir.join(pattern).is_file();
+        if names_a_file || !pattern.contains(['*', '?']) {
             self.resolve(pattern)?;
             return Ok(vec![pattern.to_string()]);
         }
         self.resolve_parent_of_glob(pattern)?;
-        let matcher = Glob::new(pattern)
-            .map_err(|e| fail(format!("bad glob `{pattern}`: {e}"), "use *, ? and [..]"))?
+        let wildcards_only: String = pattern
+            .split_inclusive(['*', '?'])
+            .map(|part| match part.strip_suffix(['*', '?']) {
+                Some(literal) => format!("{}{}", globset::escape(literal), &part[literal.len()..]),
+                None => globset::escape(part),
+            })
+            .collect();
+        let matcher = Glob::new(&wildcards_only)
+            .map_err(|e| fail(format!("bad glob `{pattern}`: {e}"), "use * and ?"))?
             .compile_matcher();
         let files: Vec<String> = self
             .files()
@@ -346,6 +408,41 @@ mod tests {
     }
 
     #[test]
+    fn large_files_are_refused_before_they_are_read_and_each_file_is_parsed_once() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("data")).unwrap();
+        // Sparse files: the sizes are real, the disk holds nothing.
+        let big = std::fs::File::create(dir.path().join("data/big.log")).unwrap();
+        big.set_len(MAX_READ_BYTES + 1).unwrap();
+        let doc = std::fs::File::create(dir.path().join("data/big.json")).unwrap();
+        doc.set_len(MAX_DOCUMENT_BYTES + 1).unwrap();
+        let store = DataStore::new(&dir.path().join("data")).unwrap();
+        let e = store.text("big.log").unwrap_err();
+        assert_eq!(
+            e.message,
+            "`big.log` is 65 MiB, more than the 64 MiB a file read whole may have"
+        );
+        assert!(e.hint.unwrap().contains("sed -n"));
+        let e = store.document("big.json").unwrap_err();
+        assert_eq!(
+            e.message,
+            "`big.json` is 5 MiB, more than the 4 MiB a YAML or JSON data file may have"
+        );
+        // Eight threads asking for the same document share one parse.
+        std::fs::write(dir.path().join("data/d.json"), r#"{"x": [1, 2, 3]}"#).unwrap();
+        let docs: Vec<Arc<Value>> = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..8)
+                .map(|_| s.spawn(|| store.document("d.json").unwrap()))
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        assert!(
+            docs.iter().all(|d| Arc::ptr_eq(d, &docs[0])),
+            "one parse, shared"
+        );
+    }
+
+    #[test]
     fn paths_stay_inside() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir(dir.path().join("data")).unwrap();
@@ -372,6 +469,18 @@ mod tests {
                 .contains("cannot open")
         );
         assert_eq!(store.glob("*.log").unwrap(), ["a.log"]);
+        // Brackets in a real file name are literal, and in a pattern too.
+        std::fs::write(dir.path().join("data/run1.log"), "[    1.000000] 1\n").unwrap();
+        assert!(
+            store.glob("run[1].log").is_err(),
+            "no such file, and no pattern"
+        );
+        std::fs::write(dir.path().join("data/run[1].log"), "[    1.000000] [1]\n").unwrap();
+        let store = DataStore::new(&dir.path().join("data")).unwrap();
+        assert_eq!(store.glob("run[1].log").unwrap(), ["run[1].log"]);
+        assert_eq!(store.glob("run[*].log").unwrap(), ["run[1].log"]);
+        assert_eq!(store.glob("run?.log").unwrap(), ["run1.log"]);
+        assert_eq!(store.glob("run*.log").unwrap(), ["run1.log", "run[1].log"]);
         assert!(store.glob("*.none").is_err());
         assert!(store.glob("../*").is_err());
         std::fs::write(

@@ -80,7 +80,7 @@ pub struct Common {
 /// Read the kind, id and caption of a block body (also used to number figures before
 /// rendering).
 pub fn common(body: &str) -> Outcome<Common> {
-    let value: Value = yaml_serde::from_str(body).map_err(|e| yaml_failure(body, &e))?;
+    let value: Value = crate::yaml::from_str(body).map_err(|e| yaml_failure(body, &e))?;
     let map = value.as_object().ok_or_else(|| {
         fail(
             "a kernlab block must be a YAML mapping",
@@ -159,14 +159,14 @@ pub fn common(body: &str) -> Outcome<Common> {
 
 /// A YAML error, placed on the block's line as the chapter counts lines: YAML also breaks
 /// lines at a lone carriage return, Markdown sources are counted by `\n`.
-fn yaml_failure(body: &str, e: &yaml_serde::Error) -> Failure {
+fn yaml_failure(body: &str, e: &crate::yaml::YamlError) -> Failure {
     let mut message = e.to_string();
     let mut offset = 0;
     if let Some(at) = e.location() {
-        let before = body.get(..at.index()).unwrap_or(body);
+        let before = body.get(..at.index).unwrap_or(body);
         offset = before.matches('\n').count();
         let column = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
-        let yaml_place = format!(" at line {} column {}", at.line(), at.column());
+        let yaml_place = format!(" at line {} column {}", at.line, at.column);
         if let Some(stripped) = message.strip_suffix(&yaml_place) {
             message = format!("{stripped} (column {column})");
         }
@@ -180,7 +180,7 @@ fn yaml_failure(body: &str, e: &yaml_serde::Error) -> Failure {
 
 /// Deserialize a block's options; unknown options fail with the list of known ones.
 pub fn options<T: DeserializeOwned>(body: &str) -> Outcome<T> {
-    yaml_serde::from_str(body).map_err(|e| yaml_failure(body, &e))
+    crate::yaml::from_str(body).map_err(|e| yaml_failure(body, &e))
 }
 
 /// Parse an option written `START-END` (two numbers, START <= END).

@@ -10,7 +10,7 @@ use syntect::parsing::{SyntaxReference, SyntaxSet};
 use syntect::util::LinesWithEndings;
 
 use crate::error::{Outcome, fail};
-use crate::render::Templates;
+use crate::render::{Shown, Templates, push_shown};
 
 const CLASS_STYLE: ClassStyle = ClassStyle::SpacedPrefixed { prefix: "kl-" };
 
@@ -108,13 +108,37 @@ struct CodeModel<'a> {
 
 /// A highlighted block for the `code` template. Empty lines get an empty span so that the
 /// HTML never contains a blank line (which would end Markdown's HTML block).
-pub fn render_code(templates: &Templates, language: &str, code: &str) -> Outcome<String> {
-    let code = if code.ends_with('\n') {
-        code.to_string()
-    } else {
-        format!("{code}\n")
-    };
-    let html = highlight(language, &code)?;
+///
+/// `from_data`: the code is a data file's listing (`source:`), untrusted: control, bidi and
+/// zero-width characters are shown as [`crate::render::escape`] shows them (a lone carriage
+/// return, which Markdown would read as a line break, as U+240D), and braces become
+/// character references so that mdBook's `{{#include ...}}` finds nothing in it. An author's
+/// code fence keeps its braces, for the author's own mdBook directives.
+pub fn render_code(
+    templates: &Templates,
+    language: &str,
+    code: &str,
+    from_data: bool,
+) -> Outcome<String> {
+    let mut code = code.replace("\r\n", "\n");
+    if from_data {
+        let mut shown = String::with_capacity(code.len());
+        for c in code.chars() {
+            match crate::render::show(c) {
+                Shown::Picture(_) | Shown::CodePoint => push_shown(&mut shown, c),
+                _ if c == '\r' => shown.push('\u{240d}'),
+                _ => shown.push(c),
+            }
+        }
+        code = shown;
+    }
+    if !code.ends_with('\n') {
+        code.push('\n');
+    }
+    let mut html = highlight(language, &code)?;
+    if from_data {
+        html = html.replace('{', "&#123;").replace('}', "&#125;");
+    }
     let html = html
         .split('\n')
         .map(|l| {
@@ -226,5 +250,27 @@ mod tests {
         let html = highlight("markdown", "# Title\n").unwrap();
         assert!(html.contains("kl-heading"), "{html}");
         assert!(highlight("c", "a < b && c > d\n").unwrap().contains("&lt;"));
+    }
+
+    #[test]
+    fn a_data_listing_shows_controls_and_hides_braces_from_mdbook() {
+        let templates = Templates::load(std::path::Path::new("/nonexistent")).unwrap();
+        let code = "bell\u{7} esc\u{1b}[2J lone\rcr \u{202e}rtl {{#include x}}\r\nnext\n";
+        let html = render_code(&templates, "text", code, true).unwrap();
+        for c in ['\u{7}', '\u{1b}', '\r', '\u{202e}', '{', '}'] {
+            assert!(!html.contains(c), "{c:?} in {html}");
+        }
+        for shown in [
+            "bell\u{2407}",
+            "esc\u{241b}[2J",
+            "lone\u{240d}cr",
+            "‹U+202E›rtl",
+            "&#123;&#123;#include x&#125;&#125;\nnext",
+        ] {
+            assert!(html.contains(shown), "{shown} not in {html}");
+        }
+        // An author's fence keeps its braces, for the author's own mdBook directives.
+        let html = render_code(&templates, "text", "{{#include x}}\n", false).unwrap();
+        assert!(html.contains("{{#include x}}"), "{html}");
     }
 }

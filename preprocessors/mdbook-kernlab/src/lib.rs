@@ -27,6 +27,7 @@ pub mod inline;
 pub mod references;
 pub mod render;
 pub mod scan;
+pub mod yaml;
 
 use std::path::{Path, PathBuf};
 
@@ -199,13 +200,7 @@ impl Engine {
             Found::Inline { text } => {
                 (inline::render(self, text, figures, chapter.html), site.line)
             }
-            Found::Malformed { what } => (
-                Err(error::fail(
-                    what.clone(),
-                    "write `{{kl:NAME ARGS}}` on one line, or put the text in backticks to show it",
-                )),
-                site.line,
-            ),
+            Found::Malformed { what, hint } => (Err(error::fail(what.clone(), *hint)), site.line),
             Found::Code { language, body } => {
                 let language = match language.as_deref() {
                     Some(l) if highlight::FENCE_LANGUAGES.contains(&l) => l,
@@ -214,7 +209,7 @@ impl Engine {
                     _ => "text",
                 };
                 (
-                    highlight::render_code(&self.templates, language, body),
+                    highlight::render_code(&self.templates, language, body, false),
                     site.line,
                 )
             }

@@ -50,16 +50,60 @@ pub struct SymbolLink {
     pub version: String,
 }
 
-/// Read and deserialize one index file; errors name the file.
-fn read_yaml<T: serde::de::DeserializeOwned>(path: &Path) -> Result<T, String> {
+/// Read and deserialize one index file (size and nesting bounded like data files); errors
+/// name the file and, where the parser knows it, the line.
+fn read_yaml<T: serde::de::DeserializeOwned>(path: &Path) -> Result<(T, String), String> {
+    let size = std::fs::metadata(path)
+        .map_err(|e| format!("{}: {e}", path.display()))?
+        .len();
+    if size > crate::data::MAX_DOCUMENT_BYTES {
+        return Err(format!(
+            "{}: {} bytes, more than the {} MiB an index may have; keep one entry per symbol or thread the book links to",
+            path.display(),
+            size,
+            crate::data::MAX_DOCUMENT_BYTES >> 20
+        ));
+    }
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    yaml_serde::from_str(&text).map_err(|e| {
+    let value = crate::yaml::from_str(&text).map_err(|e| {
+        let line = e.location().map_or(String::new(), |l| format!(":{}", l.line));
         format!(
-            "{}: not an index of the kind book.toml says it is: {}",
+            "{}{line}: not an index of the kind book.toml says it is: {} (the format is in mdbook-kernlab's README, `symbols.yaml` and `threads.yaml`)",
             path.display(),
             crate::error::short(&e)
         )
-    })
+    })?;
+    Ok((value, text))
+}
+
+/// `path:LINE`, the line being the `nth` (from 1) holding `field: value` (`- ` and quotes
+/// allowed), or `path` alone when none does.
+fn place(path: &Path, text: &str, field: &str, value: &str, nth: usize) -> String {
+    let line = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| {
+            let l = l.trim_start().trim_start_matches("- ").trim_start();
+            l.strip_prefix(field)
+                .and_then(|r| r.strip_prefix(':'))
+                .is_some_and(|v| v.trim().trim_matches(['"', '\'']) == value)
+        })
+        .nth(nth.saturating_sub(1))
+        .map_or(String::new(), |(i, _)| format!(":{}", i + 1));
+    format!("{}{line}", path.display())
+}
+
+/// A name, path, version, key or URL: it goes into a link, so it holds no blank and no
+/// control character.
+fn check_word(path: &Path, text: &str, field: &str, value: &str) -> Result<(), String> {
+    if value.is_empty() || value.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        return Err(format!(
+            "{}: `{field}: {}` is empty or holds a blank or a control character; {field} values are single words",
+            place(path, text, field, value, 1),
+            crate::render::escape(value)
+        ));
+    }
+    Ok(())
 }
 
 /// The symbol index.
@@ -70,17 +114,28 @@ pub struct Symbols {
 }
 
 impl Symbols {
+    /// Read a symbol index (`symbols.yaml`, its format in the README).
     pub fn load(path: &Path) -> Result<Self, String> {
-        let file: SymbolFile = read_yaml(path)?;
+        let (file, text): (SymbolFile, String) = read_yaml(path)?;
+        check_word(path, &text, "pinned", &file.pinned)?;
         let mut by_name = BTreeMap::new();
         for s in file.symbols {
+            check_word(path, &text, "name", &s.name)?;
+            check_word(path, &text, "path", &s.path)?;
+            for version in s.lines.keys() {
+                check_word(path, &text, "version", version)?;
+            }
             if !s.lines.contains_key(&file.pinned) && s.lines.is_empty() {
-                return Err(format!("{}: symbol {} has no line", path.display(), s.name));
+                return Err(format!(
+                    "{}: symbol {} has no line",
+                    place(path, &text, "name", &s.name, 1),
+                    s.name
+                ));
             }
             if let Some(old) = by_name.insert(s.name.clone(), s) {
                 return Err(format!(
                     "{}: symbol {} is listed twice",
-                    path.display(),
+                    place(path, &text, "name", &old.name, 2),
                     old.name
                 ));
             }
@@ -171,21 +226,24 @@ pub struct Threads {
 }
 
 impl Threads {
+    /// Read a thread index (`threads.yaml`, its format in the README).
     pub fn load(path: &Path) -> Result<Self, String> {
-        let file: ThreadFile = read_yaml(path)?;
+        let (file, text): (ThreadFile, String) = read_yaml(path)?;
         let mut by_key = BTreeMap::new();
         for t in file.threads {
+            check_word(path, &text, "key", &t.key)?;
+            check_word(path, &text, "url", &t.url)?;
             if !t.url.starts_with("https://") {
                 return Err(format!(
                     "{}: thread {} has no https URL",
-                    path.display(),
+                    place(path, &text, "key", &t.key, 1),
                     t.key
                 ));
             }
             if let Some(old) = by_key.insert(t.key.clone(), t) {
                 return Err(format!(
                     "{}: thread {} is listed twice",
-                    path.display(),
+                    place(path, &text, "key", &old.key, 2),
                     old.key
                 ));
             }
@@ -258,5 +316,53 @@ mod tests {
         let unknown = threads.get("fix-2025").unwrap_err();
         assert!(unknown.message.contains("fix-2025"), "{unknown:?}");
         assert!(unknown.hint.is_some_and(|h| h.contains("fix-2026")));
+    }
+
+    #[test]
+    fn broken_indexes_are_reported_with_their_file_and_line() {
+        let entry = "  - key: a\n    source: x\n    title: A\n    url: https://lore.kernel.org/a/\n    prov: derived\n";
+        let cases = [
+            (
+                format!("threads:\n{entry}{entry}"),
+                ":7: thread a is listed twice",
+            ),
+            (
+                "threads:\n  - key: a\n    title: A\n".to_string(),
+                ":2: not an index of the kind book.toml says it is: threads[0]: missing field `source`",
+            ),
+            (
+                entry
+                    .replace("https://lore.kernel.org/a/", "http://x/")
+                    .replace("  - ", "threads:\n  - "),
+                ":2: thread a has no https URL",
+            ),
+            (
+                format!(
+                    "threads:\n{}",
+                    entry
+                        .replace("/a/", "/a/\\n[x](javascript:alert(1))")
+                        .replace("url: ", "url: \"")
+                        .replace("prov", "\"\n    prov")
+                ),
+                ": `url: https://lore.kernel.org/a/&#10;[x](javascript:alert(1)) ` is empty or holds a blank",
+            ),
+        ];
+        for (text, wanted) in cases {
+            let (_d, path) = fixture("threads.yaml", &text);
+            let e = Threads::load(&path).unwrap_err();
+            assert!(e.starts_with(&path.display().to_string()), "{e}");
+            assert!(e.contains(wanted), "{e}\nwanted: {wanted}\n{text}");
+        }
+        let (_d, path) = fixture(
+            "symbols.yaml",
+            "pinned: v6.16.6\nsymbols:\n- name: f\n  kind: function\n  path: \"a.c\\n\\n![x](https://tracker.invalid/x.png)\"\n  lines:\n    v6.16.6: 1\n",
+        );
+        let e = Symbols::load(&path).unwrap_err();
+        assert!(
+            e.contains(
+                "`path: a.c&#10;&#10;![x](https://tracker.invalid/x.png)` is empty or holds a blank"
+            ),
+            "{e}"
+        );
     }
 }

@@ -23,8 +23,10 @@ pub enum Found {
         body: String,
     },
     /// Something that looks like an inline directive but is not one (unterminated, split
-    /// over lines, nested, `{{ kl:`, `{{kl}}`): an error, never text left in the page.
-    Malformed { what: String },
+    /// over lines, nested, `{{ kl:`, `{{kl}}`), or a directive where none can be rendered
+    /// (inside an HTML tag or comment, a block inside raw HTML): an error, never text left
+    /// in the page. `hint` says what to do instead.
+    Malformed { what: String, hint: &'static str },
 }
 
 /// A directive with its byte range in the chapter and the 1-based line it starts on
@@ -43,12 +45,19 @@ static INLINE: LazyLock<Regex> =
 static OPENING: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"\{\{\s*kl\b").expect("valid regex"));
 
-/// Every directive and fenced code block of `markdown`, in order.
+/// The hint for text that only looks like a directive.
+const MALFORMED_HINT: &str =
+    "write `{{kl:NAME ARGS}}` on one line, or put the text in backticks to show it";
+
+/// Every directive and fenced code block of `markdown`, in order. Inline directives inside
+/// raw HTML blocks (`<details>`, `<div>`) are found and rendered like any other, as long as
+/// they stand between tags.
 pub fn scan(markdown: &str) -> Vec<Site> {
     let line_starts = line_starts(markdown);
     let line_of = |offset: usize| line_starts.partition_point(|&s| s <= offset);
     let mut sites = Vec::new();
     let mut code_ranges: Vec<Range<usize>> = Vec::new();
+    let mut html_ranges: Vec<Range<usize>> = Vec::new();
     // The open code block: its range, `Some(language)` when fenced, its text.
     let mut open: Option<(Range<usize>, Option<Option<String>>, String)> = None;
     let options = Options::ENABLE_TABLES
@@ -87,21 +96,82 @@ pub fn scan(markdown: &str) -> Vec<Site> {
                     sites.push(Site { range, line, found });
                 }
             }
-            Event::Code(_) | Event::Html(_) | Event::InlineHtml(_) => code_ranges.push(range),
+            Event::Code(_) => code_ranges.push(range),
+            // The lines of one HTML block come as adjacent events: one range for the block.
+            Event::Html(_) => match html_ranges.last_mut() {
+                Some(last) if last.end == range.start => last.end = range.end,
+                _ => html_ranges.push(range),
+            },
+            Event::InlineHtml(_) => html_ranges.push(range),
             _ => {}
         }
     }
-    let in_code = |r: &Range<usize>| {
-        code_ranges
-            .iter()
-            .any(|c| c.start <= r.start && r.end <= c.end)
+    code_ranges.sort_by_key(|r| r.start);
+    // Ranges that do not overlap, sorted: the one that may hold `r` is found by bisection.
+    let holder = |ranges: &[Range<usize>], r: &Range<usize>| {
+        let i = ranges.partition_point(|c| c.start <= r.start);
+        i.checked_sub(1).filter(|&i| r.start < ranges[i].end)
     };
-    let mut inline_ranges = Vec::new();
+    let in_code =
+        |r: &Range<usize>| holder(&code_ranges, r).is_some_and(|i| r.end <= code_ranges[i].end);
+    for html in &html_ranges {
+        // A block fence inside raw HTML is raw text to Markdown: its YAML would reach the
+        // page as it is.
+        let text = &markdown[html.clone()];
+        for (offset, line) in text.split_inclusive('\n').scan(0, |at, l| {
+            let start = *at;
+            *at += l.len();
+            Some((start, l))
+        }) {
+            let fence = line.trim_start();
+            if ["```", "~~~"].iter().any(|f| {
+                fence.strip_prefix(f).is_some_and(|r| {
+                    r.trim_start_matches(['`', '~'])
+                        .trim_start()
+                        .starts_with("kernlab")
+                })
+            }) {
+                let at = html.start + offset;
+                sites.push(Site {
+                    range: at..at,
+                    line: line_of(at),
+                    found: Found::Malformed {
+                        what: "a ```kernlab block inside a raw HTML block (`<details>`, `<div>`, ...) is not rendered".into(),
+                        hint: "leave a blank line after the HTML line that opens the block (e.g. after `<summary>...</summary>`) and before the fence, so that Markdown reads the fence",
+                    },
+                });
+            }
+        }
+    }
+    let mut inline_starts = Vec::new();
+    // The HTML being read and how far: directives come in order, so each block is read once.
+    let mut markup: Option<(usize, Markup)> = None;
     for m in INLINE.find_iter(markdown) {
         if in_code(&m.range()) {
             continue;
         }
-        inline_ranges.push(m.range());
+        inline_starts.push(m.start());
+        let place = holder(&html_ranges, &m.range()).and_then(|i| {
+            if markup.as_ref().is_none_or(|(at, _)| *at != i) {
+                markup = Some((i, Markup::new(html_ranges[i].start)));
+            }
+            let (_, walker) = markup.as_mut()?;
+            let place = walker.place_at(markdown, m.start());
+            // The directive's own text is replaced: it opens no tag.
+            walker.at = m.end();
+            place
+        });
+        if let Some(place) = place {
+            sites.push(Site {
+                range: m.range(),
+                line: line_of(m.start()),
+                found: Found::Malformed {
+                    what: format!("`{}` stands inside an HTML {place}, where it cannot be rendered", crate::expr::cut(m.as_str())),
+                    hint: "move the directive between the tags (`<span title=...>{{kl:...}}</span>`), or put it in backticks to show it",
+                },
+            });
+            continue;
+        }
         sites.push(Site {
             range: m.range(),
             line: line_of(m.start()),
@@ -111,7 +181,7 @@ pub fn scan(markdown: &str) -> Vec<Site> {
         });
     }
     for m in OPENING.find_iter(markdown) {
-        let taken = inline_ranges.iter().any(|r| r.start == m.start());
+        let taken = inline_starts.binary_search(&m.start()).is_ok();
         if taken || in_code(&m.range()) {
             continue;
         }
@@ -119,11 +189,74 @@ pub fn scan(markdown: &str) -> Vec<Site> {
         sites.push(Site {
             range: m.range(),
             line: line_of(m.start()),
-            found: Found::Malformed { what },
+            found: Found::Malformed {
+                what,
+                hint: MALFORMED_HINT,
+            },
         });
     }
     sites.sort_by_key(|s| s.range.start);
     sites
+}
+
+/// Raw HTML read forward once, to tell for each directive in it (in order) whether it stands
+/// inside a tag or a comment.
+struct Markup {
+    at: usize,
+    state: MarkupState,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum MarkupState {
+    Text,
+    /// Inside a tag; the quote of the attribute value being read, if any.
+    Tag(Option<u8>),
+    Comment,
+}
+
+impl Markup {
+    fn new(start: usize) -> Self {
+        Markup {
+            at: start,
+            state: MarkupState::Text,
+        }
+    }
+
+    /// Read `text` up to `offset` (at or past the last one asked for): where is it?
+    fn place_at(&mut self, text: &str, offset: usize) -> Option<&'static str> {
+        let bytes = text.as_bytes();
+        while self.at < offset {
+            let b = bytes[self.at];
+            self.state = match self.state {
+                MarkupState::Comment if text[self.at..].starts_with("-->") => {
+                    self.at += 2;
+                    MarkupState::Text
+                }
+                MarkupState::Tag(None) if b == b'>' => MarkupState::Text,
+                MarkupState::Tag(None) if b == b'"' || b == b'\'' => MarkupState::Tag(Some(b)),
+                MarkupState::Tag(Some(q)) if b == q => MarkupState::Tag(None),
+                MarkupState::Text if text[self.at..].starts_with("<!--") => {
+                    self.at += 3;
+                    MarkupState::Comment
+                }
+                MarkupState::Text
+                    if b == b'<'
+                        && bytes
+                            .get(self.at + 1)
+                            .is_some_and(|n| n.is_ascii_alphabetic() || *n == b'/') =>
+                {
+                    MarkupState::Tag(None)
+                }
+                state => state,
+            };
+            self.at += 1;
+        }
+        match self.state {
+            MarkupState::Text => None,
+            MarkupState::Tag(_) => Some("tag"),
+            MarkupState::Comment => Some("comment"),
+        }
+    }
 }
 
 /// Why the text at the start of `rest` (which opens like a directive) is none.
@@ -219,7 +352,7 @@ mod tests {
             let broken: Vec<String> = scan(md)
                 .into_iter()
                 .filter_map(|s| match s.found {
-                    Found::Malformed { what } => Some(what),
+                    Found::Malformed { what, .. } => Some(what),
                     _ => None,
                 })
                 .collect();
@@ -227,5 +360,32 @@ mod tests {
         }
         // Inside code, the same text is left alone.
         assert!(scan("`{{kl:value`\n").is_empty());
+    }
+
+    #[test]
+    fn directives_in_raw_html_are_rendered_between_tags_and_refused_elsewhere() {
+        let md = "# T\n\n<details>\n<summary>More</summary>\n<p>It took {{kl:claim a.log#/x stated=1}}.</p>\n<div title=\"{{kl:value a.log#/x}}\">x</div>\n<!--\n{{kl:value a.log#/y}} -->\n```kernlab\nlog: a.log\n```\n</details>\n\nText <span title=\"{{kl:value b#/z}}\">z</span>.\n";
+        let sites = scan(md);
+        let found: Vec<(usize, String)> = sites
+            .iter()
+            .map(|s| {
+                let what = match &s.found {
+                    Found::Inline { text } => format!("inline {text}"),
+                    Found::Malformed { what, .. } => what.clone(),
+                    other => format!("{other:?}"),
+                };
+                (s.line, what)
+            })
+            .collect();
+        assert_eq!(
+            found,
+            [
+                (5, "inline claim a.log#/x stated=1".to_string()),
+                (6, "`{{kl:value a.log#/x}}` stands inside an HTML tag, where it cannot be rendered".into()),
+                (8, "`{{kl:value a.log#/y}}` stands inside an HTML comment, where it cannot be rendered".into()),
+                (9, "a ```kernlab block inside a raw HTML block (`<details>`, `<div>`, ...) is not rendered".into()),
+                (14, "`{{kl:value b#/z}}` stands inside an HTML tag, where it cannot be rendered".into()),
+            ]
+        );
     }
 }

@@ -1,6 +1,7 @@
 //! Any chapter text through the whole preprocessor, against this book's real data: block
 //! options (YAML), inline directives, captions, ids and code fences. Every mistake must come
-//! back as a problem with a line, never a panic; a rendered chapter keeps no directive.
+//! back as a problem with a line, never a panic or a stack overflow (inputs up to 1 MiB:
+//! expressions and YAML nested 100,000 deep, directives inside raw HTML).
 #![no_main]
 
 use std::path::Path;

@@ -59,5 +59,5 @@ pub fn render(cx: &Resources<'_>, body: &str) -> Outcome<String> {
         }
         None => text.to_string(),
     };
-    crate::highlight::render_code(cx.templates, &language, &excerpt)
+    crate::highlight::render_code(cx.templates, &language, &excerpt, true)
 }

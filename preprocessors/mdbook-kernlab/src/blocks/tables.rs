@@ -26,6 +26,8 @@ struct TableOptions {
     /// JSON pointer to the list of rows (default: /rows).
     rows: Option<String>,
     columns: Vec<Column>,
+    /// The most rows the table may show (default [`MAX_ROWS`]).
+    max_rows: Option<usize>,
     /// Read by `common`; listed so that unknown options are still refused.
     #[serde(rename = "id")]
     _id: Option<IgnoredAny>,
@@ -34,15 +36,37 @@ struct TableOptions {
     _caption: Option<IgnoredAny>,
 }
 
-fn rows<'a>(doc: &'a Value, pointer: &str, file: &str) -> Outcome<&'a Vec<Value>> {
-    doc.pointer(pointer)
+/// How many rows a `table:` or `ranges:` block shows at the most unless it sets
+/// `max_rows`, as `log:` blocks limit their lines: a whole long data file in a page is a
+/// mistake, and a page no browser handles.
+pub const MAX_ROWS: usize = 2000;
+
+fn rows<'a>(
+    doc: &'a Value,
+    pointer: &str,
+    file: &str,
+    max_rows: Option<usize>,
+) -> Outcome<&'a Vec<Value>> {
+    let rows = doc
+        .pointer(pointer)
         .and_then(Value::as_array)
         .ok_or_else(|| {
             fail(
                 format!("`{file}` has no list at `{pointer}`"),
                 "set `rows:` to the JSON pointer of the list of rows",
             )
-        })
+        })?;
+    let limit = max_rows.unwrap_or(MAX_ROWS);
+    if rows.len() > limit {
+        return Err(fail(
+            format!(
+                "`{file}` has {} rows at `{pointer}`, more than the limit of {limit}",
+                rows.len()
+            ),
+            "point `rows:` at a shorter list, or raise the limit with `max_rows: N`",
+        ));
+    }
+    Ok(rows)
 }
 
 fn cell_text(v: &Value) -> String {
@@ -64,7 +88,7 @@ pub fn table(cx: &Resources<'_>, body: &str) -> Outcome<String> {
     let o: TableOptions = options(body)?;
     let doc = cx.data.document(&o.table)?;
     let pointer = o.rows.as_deref().unwrap_or("/rows");
-    let items = rows(&doc, pointer, &o.table)?;
+    let items = rows(&doc, pointer, &o.table, o.max_rows)?;
     let headers: Vec<String> = o
         .columns
         .iter()
@@ -99,6 +123,8 @@ struct RangesOptions {
     field: String,
     /// Axis label.
     unit: Option<String>,
+    /// The most rows the chart may show (default [`MAX_ROWS`]).
+    max_rows: Option<usize>,
     id: Option<String>,
     /// Read by `common`; listed so that unknown options are still refused.
     #[serde(rename = "caption")]
@@ -110,7 +136,7 @@ pub fn ranges(cx: &Resources<'_>, body: &str) -> Outcome<String> {
     let o: RangesOptions = options(body)?;
     let doc = cx.data.document(&o.ranges)?;
     let pointer = o.rows.as_deref().unwrap_or("/rows");
-    let items = rows(&doc, pointer, &o.ranges)?;
+    let items = rows(&doc, pointer, &o.ranges, o.max_rows)?;
     let mut bars = Vec::new();
     let mut table = TableModel::new(format!("Ranges in {}", o.ranges), &[&o.label, "ranges"]);
     for (i, item) in items.iter().enumerate() {
@@ -278,5 +304,25 @@ mod tests {
     fn a_structure_in_a_cell_reads_as_pairs() {
         let v: Value = serde_json::json!({"before": 20, "after": 3, "variable_mtrrs": 10});
         assert_eq!(cell_text(&v), "after: 3; before: 20; variable mtrrs: 10");
+    }
+
+    #[test]
+    fn rows_past_the_limit_are_refused_with_the_way_out() {
+        let doc = serde_json::json!({"rows": vec![serde_json::json!({"a": 1}); MAX_ROWS + 1]});
+        let e = rows(&doc, "/rows", "t.yaml", None).unwrap_err();
+        assert_eq!(
+            e.message,
+            format!(
+                "`t.yaml` has {} rows at `/rows`, more than the limit of {MAX_ROWS}",
+                MAX_ROWS + 1
+            )
+        );
+        assert!(e.hint.unwrap().contains("max_rows"));
+        assert_eq!(
+            rows(&doc, "/rows", "t.yaml", Some(MAX_ROWS + 1))
+                .unwrap()
+                .len(),
+            MAX_ROWS + 1
+        );
     }
 }

@@ -166,6 +166,11 @@ fn word_end(chars: &[char], start: usize) -> usize {
     i
 }
 
+/// The deepest expression tree [`parse`] builds: nested brackets, unary minus and chained
+/// operators each add a level. Far beyond any figure in prose, and far below what the
+/// recursive evaluator can take on a thread's stack (a rayon worker has 2 MiB).
+pub const MAX_DEPTH: usize = 100;
+
 /// Parse an expression into its tree.
 pub fn parse(text: &str) -> Outcome<Expr> {
     let tokens = tokenize(text)?;
@@ -176,8 +181,13 @@ pub fn parse(text: &str) -> Outcome<Expr> {
         ));
     }
     let end = text.chars().count() + 1;
-    let mut parser = Parser { tokens, at: 0, end };
-    let expr = parser.sum()?;
+    let mut parser = Parser {
+        tokens,
+        at: 0,
+        end,
+        nesting: 0,
+    };
+    let (expr, _) = parser.sum()?;
     if let Some((token, column)) = parser.tokens.get(parser.at) {
         return Err(at(
             *column,
@@ -193,6 +203,20 @@ struct Parser {
     at: usize,
     /// The column just past the text, for "the end".
     end: usize,
+    /// Brackets and unary minus open at this point of the descent.
+    nesting: usize,
+}
+
+/// An expression and the depth of its tree.
+type Node = (Expr, usize);
+
+/// The failure when a tree would be deeper than [`MAX_DEPTH`] at `column`.
+fn too_deep(column: usize) -> Failure {
+    at(
+        column,
+        format!("the expression nests deeper than {MAX_DEPTH} levels"),
+        "split it over several directives, or aggregate with sum(), mean(), min() or max() over a pointer instead of chaining operators",
+    )
 }
 
 impl Parser {
@@ -211,13 +235,17 @@ impl Parser {
         }
     }
 
-    fn binary(&mut self, ops: [char; 2], operand: fn(&mut Self) -> Outcome<Expr>) -> Outcome<Expr> {
-        let mut left = operand(self)?;
+    fn binary(&mut self, ops: [char; 2], operand: fn(&mut Self) -> Outcome<Node>) -> Outcome<Node> {
+        let (mut left, mut depth) = operand(self)?;
         while let Some(Token::Op(c)) = self.peek().cloned()
             && ops.contains(&c)
         {
             let (_, column) = self.next();
-            let right = operand(self)?;
+            let (right, right_depth) = operand(self)?;
+            depth = depth.max(right_depth) + 1;
+            if depth > MAX_DEPTH {
+                return Err(too_deep(column));
+            }
             let op = match c {
                 '+' => Op::Add,
                 '-' => Op::Sub,
@@ -231,24 +259,39 @@ impl Parser {
                 right: Box::new(right),
             };
         }
-        Ok(left)
+        Ok((left, depth))
     }
 
-    fn sum(&mut self) -> Outcome<Expr> {
+    fn sum(&mut self) -> Outcome<Node> {
         self.binary(['+', '-'], Self::product)
     }
 
-    fn product(&mut self) -> Outcome<Expr> {
+    fn product(&mut self) -> Outcome<Node> {
         self.binary(['*', '/'], Self::factor)
     }
 
-    fn factor(&mut self) -> Outcome<Expr> {
+    /// A bracketed expression or a negation: one level deeper, refused before the descent
+    /// when that is too deep (the descent itself is what would overflow the stack).
+    fn nested(&mut self, column: usize, inner: fn(&mut Self) -> Outcome<Node>) -> Outcome<Node> {
+        if self.nesting >= MAX_DEPTH {
+            return Err(too_deep(column));
+        }
+        self.nesting += 1;
+        let node = inner(self);
+        self.nesting -= 1;
+        node
+    }
+
+    fn factor(&mut self) -> Outcome<Node> {
         let (token, column) = self.next();
         match token {
-            Some(Token::Number(n)) => Ok(Expr::Number(n)),
-            Some(Token::Op('-')) => Ok(Expr::Negate(Box::new(self.factor()?))),
+            Some(Token::Number(n)) => Ok((Expr::Number(n), 1)),
+            Some(Token::Op('-')) => {
+                let (inner, depth) = self.nested(column, Self::factor)?;
+                Ok((Expr::Negate(Box::new(inner)), depth + 1))
+            }
             Some(Token::Open) => {
-                let inner = self.sum()?;
+                let inner = self.nested(column, Self::sum)?;
                 match self.next() {
                     (Some(Token::Close), _) => Ok(inner),
                     _ => Err(at(
@@ -258,8 +301,8 @@ impl Parser {
                     )),
                 }
             }
-            Some(Token::Reference(text)) => Ok(Expr::Reference { text, column }),
-            Some(Token::Function(name)) => self.call(&name, column),
+            Some(Token::Reference(text)) => Ok((Expr::Reference { text, column }, 1)),
+            Some(Token::Function(name)) => Ok((self.call(&name, column)?, 1)),
             other => Err(at(
                 column,
                 format!(
@@ -372,5 +415,37 @@ mod tests {
             assert!(e.hint.is_some(), "{text}");
         }
         assert!(parse("  ").unwrap_err().message.contains("empty"));
+    }
+
+    #[test]
+    fn deep_trees_are_refused_at_their_column_without_overflowing_the_stack() {
+        let n = 100_000;
+        let brackets = format!("{}1{}", "(".repeat(n), ")".repeat(n));
+        let minus = format!("{}1", "- ".repeat(n));
+        let sum = vec!["1"; n].join(" + ");
+        // On a thread with the stack of a rayon worker (2 MiB): the limit fires first.
+        let results = std::thread::Builder::new()
+            .stack_size(2 * 1024 * 1024)
+            .spawn(move || [parse(&brackets), parse(&minus), parse(&sum)])
+            .unwrap()
+            .join()
+            .expect("no stack overflow");
+        let columns = [MAX_DEPTH + 1, 2 * MAX_DEPTH + 1, 4 * MAX_DEPTH - 1];
+        for (result, column) in results.into_iter().zip(columns) {
+            let e = result.unwrap_err();
+            assert_eq!(
+                e.message,
+                format!("the expression nests deeper than {MAX_DEPTH} levels (column {column})")
+            );
+        }
+        // At the limit, all three still parse.
+        let at_limit = |e: &str| parse(e).map(|_| ()).map_err(|f| f.message);
+        let k = MAX_DEPTH - 1;
+        assert_eq!(
+            at_limit(&format!("{}1{}", "(".repeat(k), ")".repeat(k))),
+            Ok(())
+        );
+        assert_eq!(at_limit(&format!("{}1", "- ".repeat(k))), Ok(()));
+        assert_eq!(at_limit(&vec!["1"; MAX_DEPTH].join(" + ")), Ok(()));
     }
 }
