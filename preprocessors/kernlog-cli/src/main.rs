@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
-use kernlog::checklist::{Limits, check, render_checklist};
+use kernlog::checklist::{Limits, Overall, check, render_checklist};
 use kernlog::report::Report;
 use kernlog::summary::render_summary;
 
@@ -36,8 +36,8 @@ enum Command {
         #[arg(long, env = "KERNLOG_SITE", default_value = DEFAULT_SITE)]
         site: String,
     },
-    /// Check a log taken with the patched kernel: PASS/FAIL per item; the exit status is 0
-    /// only when every item passes.
+    /// Check a log taken with the patched kernel: PASS/FAIL/SKIP per item, and a verdict;
+    /// exit status 0 for PASS, 1 for FAIL, 3 for UNKNOWN (the log did not show enough).
     Check {
         /// The log of one or more suspend/resume cycles; `-` for stdin.
         file: PathBuf,
@@ -85,10 +85,10 @@ fn run(cli: Cli) -> Result<ExitCode> {
         } => {
             let list = check(&analyze_path(&file)?, Limits { max_bringup_ms });
             stdout.write_all(render_checklist(&list).as_bytes())?;
-            if list.passed {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::from(1)
+            match list.overall {
+                Overall::Pass => ExitCode::SUCCESS,
+                Overall::Fail => ExitCode::from(1),
+                Overall::Unknown => ExitCode::from(3),
             }
         }
     };
