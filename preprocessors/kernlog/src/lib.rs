@@ -9,6 +9,7 @@
 //! * [`resume`], [`mtrr`], [`trace`], [`probes`]: the analyses, each fed one record at a time;
 //! * [`captures`]: the small non-log captures of an investigation (call counts, bisect log, ...);
 //! * [`analysis`]: one pass that runs them all, and [`findings`] drawn from the result;
+//! * [`bundle`]: the capture bundle `kernlog capture` writes (models, reading, writing);
 //! * [`report`] (the JSON document) and [`summary`] (plain text) to present it.
 //!
 //! ```
@@ -23,6 +24,7 @@
 //! ```
 
 pub mod analysis;
+pub mod bundle;
 pub mod captures;
 pub mod checklist;
 pub mod findings;
