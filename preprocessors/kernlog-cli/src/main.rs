@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
-use kernlog::checklist::{Limits, Overall, check, render_checklist};
+use kernlog::checklist::{Limits, Overall, check_evidence, render_checklist};
 use kernlog::report::Report;
 use kernlog::summary::render_summary;
 
@@ -39,7 +39,8 @@ enum Command {
     /// Check a log taken with the patched kernel: PASS/FAIL/SKIP per item, and a verdict;
     /// exit status 0 for PASS, 1 for FAIL, 3 for UNKNOWN (the log did not show enough).
     Check {
-        /// The log of one or more suspend/resume cycles; `-` for stdin.
+        /// The log of one or more suspend/resume cycles (`-` for stdin), or a bundle folder
+        /// written by `kernlog capture`.
         file: PathBuf,
         /// Longest acceptable bring-up of one secondary CPU, in milliseconds.
         #[arg(long, default_value_t = kernlog::findings::SLOW_BRINGUP_MS)]
@@ -83,7 +84,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             file,
             max_bringup_ms,
         } => {
-            let list = check(&analyze_path(&file)?, Limits { max_bringup_ms });
+            let list = check_evidence(&input::evidence(&file)?, Limits { max_bringup_ms });
             stdout.write_all(render_checklist(&list).as_bytes())?;
             match list.overall {
                 Overall::Pass => ExitCode::SUCCESS,

@@ -1,0 +1,156 @@
+//! `check`, `compare` and `report` on capture bundles, and on what is not one. The test
+//! bundles are the QEMU lab's committed runs (`tests/fixtures/bundles/make.py`); the lab's
+//! own judge found every CPU's MTRRs after each of the five resumes equal to boot
+//! (`data/qemu-lab/verdicts.yaml`: "all 20 equal to boot").
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn bundle(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/bundles")
+        .join(name)
+}
+
+fn kernlog(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_kernlog"))
+        .args(args)
+        .env_remove("KERNLOG_SITE")
+        .output()
+        .expect("kernlog runs")
+}
+
+fn text(out: &Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// A copy of a fixture bundle, to spoil.
+fn copy(name: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let from = bundle(name);
+    fs::create_dir(dir.path().join("mtrr")).unwrap();
+    for sub in ["", "mtrr"] {
+        for entry in fs::read_dir(from.join(sub)).unwrap() {
+            let entry = entry.unwrap();
+            if entry.file_type().unwrap().is_file() {
+                fs::copy(entry.path(), dir.path().join(sub).join(entry.file_name())).unwrap();
+            }
+        }
+    }
+    dir
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+#[test]
+fn check_reads_a_bundle_and_its_msr_dumps() {
+    let b = bundle("with-fix-changed-no-debug");
+    let out = kernlog(&["check", "--max-bringup-ms", "5000", s(&b)]);
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{stderr}");
+    assert!(
+        stdout.contains(
+            "[PASS] every CPU consistent with the boot CPU: captured MSRs: 20 CPU dumps after 5 resumes"
+        ),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("[PASS] MTRRs as before the suspend"),
+        "{stdout}"
+    );
+    let last = stdout.lines().last().unwrap();
+    assert!(last.starts_with("PASS: MTRRs as they should be"), "{last}");
+    assert!(last.contains("shown only by mtrr=debug"), "{last}");
+}
+
+#[test]
+fn a_spoilt_dump_fails_with_the_register_named() {
+    let dir = copy("with-fix-changed-no-debug");
+    let path = dir.path().join("mtrr/after-cycle-3.txt");
+    let dump = fs::read_to_string(&path).unwrap();
+    // CPU 2's MTRRdefType with the MTRRs disabled (bit 11 clear).
+    let spoilt = dump.replace("cpu2 def=0000000000000c06", "cpu2 def=0000000000000406");
+    assert_ne!(dump, spoilt);
+    fs::write(&path, spoilt).unwrap();
+    let out = kernlog(&["check", "--max-bringup-ms", "5000", s(dir.path())]);
+    let (stdout, _) = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains("CPU 2 after resume 3: MTRRdefType 0x406 against 0xc06"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn a_cycle_left_suspending_is_a_machine_that_did_not_come_back() {
+    let dir = copy("with-fix-changed-no-debug");
+    let path = dir.path().join("capture.yaml");
+    let yaml = fs::read_to_string(&path).unwrap();
+    let spoilt = yaml.replacen(
+        "  - n: 5\n    requested: 2026-11-30T18:40:05Z\n    outcome: resumed",
+        "  - n: 5\n    requested: 2026-11-30T18:40:05Z\n    outcome: suspending",
+        1,
+    );
+    assert_ne!(yaml, spoilt);
+    fs::write(&path, spoilt).unwrap();
+    let out = kernlog(&["check", "--max-bringup-ms", "5000", s(dir.path())]);
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{stdout}{stderr}");
+    assert!(
+        stdout.contains("[FAIL] every attempt resumed")
+            && stdout.contains("capture cycle 5 did not resume (capture.yaml left at `suspending`"),
+        "{stdout}"
+    );
+    assert!(
+        stdout
+            .lines()
+            .last()
+            .unwrap()
+            .starts_with("FAIL: every attempt resumed")
+    );
+}
+
+#[test]
+fn what_is_not_a_bundle_is_refused_clearly() {
+    let empty = tempfile::tempdir().unwrap();
+    let other = copy("with-fix-changed");
+    let yaml = other.path().join("capture.yaml");
+    let text_of = fs::read_to_string(&yaml).unwrap();
+    fs::write(&yaml, text_of.replace("kernlog-capture/1", "sleepgraph/5")).unwrap();
+    let missing = copy("with-fix-changed");
+    fs::remove_file(missing.path().join("mtrr/after-cycle-2.txt")).unwrap();
+    let cases = [
+        (s(empty.path()).to_string(), "no capture.yaml"),
+        (s(other.path()).to_string(), "sleepgraph/5"),
+        (s(missing.path()).to_string(), "mtrr/after-cycle-2.txt"),
+        (
+            "/nonexistent/kernel.log".to_string(),
+            "cannot open /nonexistent/kernel.log",
+        ),
+    ];
+    for command in ["check"] {
+        for (path, said) in &cases {
+            let good = bundle("with-fix-changed");
+            let args: Vec<&str> = match command {
+                "compare" => vec![command, s(&good), path],
+                _ => vec![command, path],
+            };
+            let out = kernlog(&args);
+            let (stdout, stderr) = text(&out);
+            assert_eq!(
+                out.status.code(),
+                Some(2),
+                "{command} {path}: {stdout}{stderr}"
+            );
+            assert!(stderr.starts_with("kernlog: "), "{stderr}");
+            assert!(stderr.contains(said), "{command} {path}: {stderr}");
+            assert!(!stderr.contains("panicked"), "{stderr}");
+        }
+    }
+}
