@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 use kernlog::checklist::{Limits, Overall, check_evidence, render_checklist};
+use kernlog::compare::{compare, render_comparison};
 use kernlog::report::Report;
 use kernlog::summary::render_summary;
 
@@ -45,6 +46,17 @@ enum Command {
         /// Longest acceptable bring-up of one secondary CPU, in milliseconds.
         #[arg(long, default_value_t = kernlog::findings::SLOW_BRINGUP_MS)]
         max_bringup_ms: f64,
+    },
+    /// Compare two sides, before and after a patch: bring-up phase, slowest CPU, suspend
+    /// span (median, min, max over the cycles), the MTRR findings, the ratio and a verdict.
+    Compare {
+        /// The unpatched side: a bundle folder of `kernlog capture`, or a log.
+        before: PathBuf,
+        /// The patched side: a bundle folder, or a log.
+        after: PathBuf,
+        /// A change of the median by more than this many per cent counts.
+        #[arg(long, default_value_t = 10.0)]
+        threshold: f64,
     },
 }
 
@@ -91,6 +103,19 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 Overall::Fail => ExitCode::from(1),
                 Overall::Unknown => ExitCode::from(3),
             }
+        }
+        Command::Compare {
+            before,
+            after,
+            threshold,
+        } => {
+            if !(threshold.is_finite() && threshold >= 0.0) {
+                anyhow::bail!("--threshold {threshold}: give a percentage of 0 or more");
+            }
+            let (before, after) = (input::evidence(&before)?, input::evidence(&after)?);
+            let comparison = compare(&before, &after, threshold);
+            stdout.write_all(render_comparison(&comparison).as_bytes())?;
+            ExitCode::SUCCESS
         }
     };
     stdout.flush().or_else(ignore_broken_pipe)?;

@@ -134,7 +134,7 @@ fn what_is_not_a_bundle_is_refused_clearly() {
             "cannot open /nonexistent/kernel.log",
         ),
     ];
-    for command in ["check"] {
+    for command in ["check", "compare"] {
         for (path, said) in &cases {
             let good = bundle("with-fix-changed");
             let args: Vec<&str> = match command {
@@ -153,4 +153,53 @@ fn what_is_not_a_bundle_is_refused_clearly() {
             assert!(!stderr.contains("panicked"), "{stderr}");
         }
     }
+}
+
+#[test]
+fn compare_two_bundles_and_two_logs() {
+    let out = kernlog(&[
+        "compare",
+        s(&bundle("without-fix-changed")),
+        s(&bundle("with-fix-changed")),
+    ]);
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{stderr}");
+    assert!(stdout.lines().all(|l| l.chars().count() <= 72), "{stdout}");
+    // Enabling non-boot CPUs to CPU3 is up in the five cycles of
+    // data/qemu-lab/without-fix-changed.log (lines 323-329, 416-422, ...): 509.139,
+    // 681.946, 45.966, 550.479 and 100.094 ms; the median is cycle 1's.
+    assert!(
+        stdout.contains(
+            "bring-up phase (cycles: 5 before, 5 after)\n  \
+             before  median 509.139 ms  min 45.966 ms  max 681.946 ms"
+        ),
+        "{stdout}"
+    );
+    // Same kernel release and command line: no warning.
+    assert!(!stdout.contains("warnings:"), "{stdout}");
+    assert!(
+        stdout.contains("SAME: bring-up phase median 509.139 ms before"),
+        "{stdout}"
+    );
+    let captures = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let out = kernlog(&[
+        "compare",
+        s(&captures.join("before-fix.log")),
+        s(&captures.join("after-fix.log")),
+        "--threshold",
+        "20",
+    ]);
+    let (stdout, _) = text(&out);
+    // before-fix.log: Enabling at 102.942035, CPU7 up at 116.447284; after-fix.log:
+    // 60.352899 to 60.443996.
+    assert!(
+        stdout.contains("FASTER: bring-up phase median 13.505 s before, 91.097 ms"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("BEFORE and AFTER name no kernel"),
+        "{stdout}"
+    );
+    let bad = kernlog(&["compare", "x", "y", "--threshold", "-5"]);
+    assert_eq!(bad.status.code(), Some(2));
 }

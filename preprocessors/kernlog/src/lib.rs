@@ -27,6 +27,7 @@ pub mod analysis;
 pub mod bundle;
 pub mod captures;
 pub mod checklist;
+pub mod compare;
 pub mod evidence;
 pub mod findings;
 mod mail;

@@ -1,0 +1,252 @@
+//! Two sides of a test, before and after a patch (bundles or logs), figure by figure:
+//! median, min and max over the cycles of each side, the ratio of the medians and a
+//! verdict against a threshold, with warnings where the sides differ in more than the
+//! patch and where a side has no durations to compare.
+
+mod render;
+mod sameness;
+mod stats;
+
+pub use render::{WIDTH, render_comparison, render_figures, wrap};
+pub use sameness::{base_version, differences};
+pub use stats::Stats;
+
+use crate::checklist::{Checklist, Limits, Status, check_evidence};
+use crate::evidence::Evidence;
+use crate::findings::FindingKind;
+use crate::resume::Cycle;
+
+/// The figures compared, per resumed cycle.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Figure {
+    /// `Enabling non-boot CPUs` to the last `CPUn is up`.
+    BringupPhase,
+    /// The slowest secondary CPU's Booting line to its `CPUn is up`.
+    SlowestCpu,
+    /// `PM: suspend entry` to `PM: suspend exit`.
+    SuspendSpan,
+}
+
+impl Figure {
+    pub const ALL: [Figure; 3] = [
+        Figure::BringupPhase,
+        Figure::SlowestCpu,
+        Figure::SuspendSpan,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Figure::BringupPhase => "bring-up phase",
+            Figure::SlowestCpu => "slowest CPU",
+            Figure::SuspendSpan => "suspend span",
+        }
+    }
+
+    /// The figure of one cycle, in milliseconds.
+    pub fn of(self, c: &Cycle) -> Option<f64> {
+        match self {
+            Figure::BringupPhase => c.enable_phase_ms(),
+            Figure::SlowestCpu => c
+                .cpus
+                .iter()
+                .filter_map(|cpu| cpu.bringup_ms())
+                .max_by(f64::total_cmp),
+            Figure::SuspendSpan => c.suspend_span_ms(),
+        }
+    }
+}
+
+/// Where AFTER stands against BEFORE on one figure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Change {
+    Faster,
+    Slower,
+    /// Within the threshold.
+    Same,
+    /// A side has no value.
+    Unknown,
+}
+
+impl Change {
+    pub fn label(self) -> &'static str {
+        match self {
+            Change::Faster => "FASTER",
+            Change::Slower => "SLOWER",
+            Change::Same => "SAME",
+            Change::Unknown => "UNKNOWN",
+        }
+    }
+}
+
+/// One figure on both sides.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Row {
+    pub figure: Figure,
+    pub before: Option<Stats>,
+    pub after: Option<Stats>,
+    /// AFTER's median over BEFORE's.
+    pub ratio: Option<f64>,
+    pub change: Change,
+}
+
+/// What one side shows of the MTRRs: the checklist's MTRR items and the MTRR findings.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MtrrSide {
+    /// `(item name, status, reason)` of the checklist's MTRR items.
+    pub items: Vec<(&'static str, Status, String)>,
+    /// `(finding id, count)`.
+    pub findings: Vec<(&'static str, usize)>,
+}
+
+/// The whole comparison.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Comparison {
+    pub before: String,
+    pub after: String,
+    /// Resumed cycles with a CPU bring-up, per side.
+    pub cycles: (usize, usize),
+    pub threshold_pct: f64,
+    pub rows: Vec<Row>,
+    pub mtrr: (MtrrSide, MtrrSide),
+    pub warnings: Vec<String>,
+    /// The first row with values on both sides decides; `Unknown` when none has.
+    pub change: Change,
+    /// One line: FASTER, SLOWER, SAME or UNKNOWN, a colon, and on what.
+    pub verdict: String,
+}
+
+const MTRR_FINDINGS: [FindingKind; 3] = [
+    FindingKind::MtrrBootCpuRestored,
+    FindingKind::MtrrApsInconsistent,
+    FindingKind::MtrrResumeDiagnostic,
+];
+
+fn mtrr_side(e: &Evidence, list: &Checklist) -> MtrrSide {
+    let items = list
+        .items
+        .iter()
+        .filter(|i| {
+            i.name.contains("MTRR")
+                || i.name.contains("diagnostic")
+                || i.name.contains("CPU consistent")
+        })
+        .map(|i| (i.name, i.status, i.reason.clone()))
+        .collect();
+    let findings = MTRR_FINDINGS
+        .iter()
+        .map(|k| {
+            let n = e.analysis.findings.iter().filter(|f| f.kind == *k).count();
+            (k.id(), n)
+        })
+        .filter(|(_, n)| *n > 0)
+        .collect();
+    MtrrSide { items, findings }
+}
+
+fn resumed(e: &Evidence) -> Vec<&Cycle> {
+    e.analysis
+        .cycles
+        .iter()
+        .filter(|c| c.aborted.is_none() && (c.enable_start.is_some() || !c.cpus.is_empty()))
+        .collect()
+}
+
+/// Why a side has no durations, when its times are a logger's.
+fn untimed(e: &Evidence, side: &str) -> Option<String> {
+    (e.analysis.input.logger_stamped_records > 0).then(|| {
+        format!(
+            "{side} ({}) has a logger's times (journald or syslog read the lines after the \
+             resume), not the kernel's: it has no durations to compare; {}",
+            e.name,
+            crate::analysis::KERNEL_STAMPED_CAPTURE
+        )
+    })
+}
+
+/// Compare `before` and `after`; `threshold_pct` is the change in a median that counts.
+pub fn compare(before: &Evidence, after: &Evidence, threshold_pct: f64) -> Comparison {
+    let (cb, ca) = (resumed(before), resumed(after));
+    let t = threshold_pct / 100.0;
+    let rows: Vec<Row> = Figure::ALL
+        .iter()
+        .map(|&figure| {
+            let values = |cycles: &[&Cycle]| -> Vec<f64> {
+                cycles.iter().filter_map(|c| figure.of(c)).collect()
+            };
+            let (b, a) = (Stats::of(&values(&cb)), Stats::of(&values(&ca)));
+            let ratio = match (b, a) {
+                (Some(b), Some(a)) if b.median > 0.0 => Some(a.median / b.median),
+                _ => None,
+            };
+            let change = match ratio {
+                None => Change::Unknown,
+                Some(r) if r < 1.0 - t => Change::Faster,
+                Some(r) if r > 1.0 + t => Change::Slower,
+                Some(_) => Change::Same,
+            };
+            Row {
+                figure,
+                before: b,
+                after: a,
+                ratio,
+                change,
+            }
+        })
+        .collect();
+    let mut warnings = differences(before, after);
+    warnings.extend(untimed(before, "BEFORE"));
+    warnings.extend(untimed(after, "AFTER"));
+    let lists = (
+        check_evidence(before, Limits::default()),
+        check_evidence(after, Limits::default()),
+    );
+    for (list, side, n) in [
+        (&lists.0, "BEFORE", cb.len()),
+        (&lists.1, "AFTER", ca.len()),
+    ] {
+        if n < 3 {
+            warnings.push(format!(
+                "{side} has {n} resumed cycle{} with a CPU bring-up: resume times change from \
+                 cycle to cycle and boot to boot, capture several (kernlog capture --cycles 5)",
+                if n == 1 { "" } else { "s" }
+            ));
+        }
+        if let Some(item) = list.items.first().filter(|i| i.status != Status::Pass) {
+            warnings.push(format!("{side}: {}", item.reason));
+        }
+    }
+    let decisive = rows.iter().find(|r| r.change != Change::Unknown);
+    let change = decisive.map_or(Change::Unknown, |r| r.change);
+    let verdict = match decisive {
+        Some(r) => format!(
+            "{}: {} median {} before, {} after (ratio {:.3}, threshold {threshold_pct}%)",
+            r.change.label(),
+            r.figure.name(),
+            crate::findings::seconds(r.before.map_or(0.0, |s| s.median)),
+            crate::findings::seconds(r.after.map_or(0.0, |s| s.median)),
+            r.ratio.unwrap_or(0.0)
+        ),
+        None => {
+            let why = if warnings.iter().any(|w| w.contains("logger's times")) {
+                "a side has no durations (a logger's times)"
+            } else {
+                "no figure has a value on both sides"
+            };
+            format!("UNKNOWN: nothing to compare: {why}")
+        }
+    };
+    Comparison {
+        before: before.name.clone(),
+        after: after.name.clone(),
+        cycles: (cb.len(), ca.len()),
+        threshold_pct,
+        rows,
+        mtrr: (mtrr_side(before, &lists.0), mtrr_side(after, &lists.1)),
+        warnings,
+        change,
+        verdict,
+    }
+}
+
+#[cfg(test)]
+mod tests;
