@@ -8,9 +8,11 @@ use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 use kernlog::checklist::{Limits, Overall, check_evidence, render_checklist};
 use kernlog::compare::{compare, render_comparison};
+use kernlog::reply::render_reply;
 use kernlog::report::Report;
 use kernlog::summary::render_summary;
 
+mod html;
 mod input;
 mod pages;
 
@@ -57,6 +59,19 @@ enum Command {
         /// A change of the median by more than this many per cent counts.
         #[arg(long, default_value_t = 10.0)]
         threshold: f64,
+    },
+    /// A report for a reply on the kernel list (plain text, 72 columns, a Tested-by: line
+    /// to fill in); with two or more inputs the first is the baseline without the patch.
+    Report {
+        /// Bundle folders of `kernlog capture` (or logs): the baseline first.
+        #[arg(required = true)]
+        inputs: Vec<PathBuf>,
+        /// A change of the median by more than this many per cent counts.
+        #[arg(long, default_value_t = 10.0)]
+        threshold: f64,
+        /// Also write one self-contained HTML page (no JavaScript) of the inputs.
+        #[arg(long, value_name = "FILE")]
+        html: Option<PathBuf>,
     },
 }
 
@@ -109,17 +124,39 @@ fn run(cli: Cli) -> Result<ExitCode> {
             after,
             threshold,
         } => {
-            if !(threshold.is_finite() && threshold >= 0.0) {
-                anyhow::bail!("--threshold {threshold}: give a percentage of 0 or more");
-            }
+            check_threshold(threshold)?;
             let (before, after) = (input::evidence(&before)?, input::evidence(&after)?);
             let comparison = compare(&before, &after, threshold);
             stdout.write_all(render_comparison(&comparison).as_bytes())?;
             ExitCode::SUCCESS
         }
+        Command::Report {
+            inputs,
+            threshold,
+            html,
+        } => {
+            check_threshold(threshold)?;
+            let evidence = inputs
+                .iter()
+                .map(|p| input::evidence(p))
+                .collect::<Result<Vec<_>>>()?;
+            if let Some(path) = html {
+                html::write(&path, &evidence, threshold)?;
+            }
+            stdout.write_all(render_reply(&evidence, threshold).as_bytes())?;
+            ExitCode::SUCCESS
+        }
     };
     stdout.flush().or_else(ignore_broken_pipe)?;
     Ok(code)
+}
+
+fn check_threshold(threshold: f64) -> Result<()> {
+    if threshold.is_finite() && threshold >= 0.0 {
+        Ok(())
+    } else {
+        anyhow::bail!("--threshold {threshold}: give a percentage of 0 or more")
+    }
 }
 
 fn ignore_broken_pipe(e: io::Error) -> io::Result<()> {

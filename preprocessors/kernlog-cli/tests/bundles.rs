@@ -203,3 +203,42 @@ fn compare_two_bundles_and_two_logs() {
     let bad = kernlog(&["compare", "x", "y", "--threshold", "-5"]);
     assert_eq!(bad.status.code(), Some(2));
 }
+
+#[test]
+fn report_for_the_list_fits_72_columns_and_leaves_tested_by_open() {
+    let out = kernlog(&[
+        "report",
+        s(&bundle("without-fix-changed")),
+        s(&bundle("with-fix-changed")),
+    ]);
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{stderr}");
+    for line in stdout.lines() {
+        assert!(
+            line.chars().count() <= 72,
+            "{} columns: {line}",
+            line.chars().count()
+        );
+    }
+    assert!(
+        stdout.starts_with("Machine:  QEMU Standard PC (Q35 + ICH9, 2009)\n"),
+        "{stdout}"
+    );
+    // The patch is named by the bundle's label and kernel release (capture.yaml).
+    assert!(
+        stdout.contains("Tested:   \"7.3.4 with the fix (lab firmware changes the MTRRs)\" on\n          7.3.4-qemulab"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("SAME: bring-up phase median 509.139 ms before"),
+        "{stdout}"
+    );
+    // Line 386 of the AFTER bundle's kernel.log is the fix's diagnostic of the first resume.
+    assert!(
+        stdout.contains("   386  [    4.153476] mtrr: your CPUs had unexpected MTRR settings on\n"),
+        "{stdout}"
+    );
+    assert!(stdout.ends_with("Tested-by: NAME <ADDRESS>\n"), "{stdout}");
+    let missing = kernlog(&["report"]);
+    assert_eq!(missing.status.code(), Some(2));
+}

@@ -6,7 +6,7 @@ use std::path::Path;
 
 use crate::analysis::{Analysis, analyze};
 use crate::bundle::{Bundle, BundleError, Capture, CpuMtrrs, KERNEL_LOG, MTRR_BOOT};
-use crate::reader::RecordReader;
+use crate::reader::{Clock, RecordReader};
 
 /// The kernel a log was taken on, as far as the input names it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -36,6 +36,8 @@ pub struct Evidence {
     pub kernel: KernelId,
     /// `None` for a plain log.
     pub captured: Option<Captured>,
+    /// The log as read, for quoting its lines.
+    pub log: Vec<u8>,
 }
 
 impl Evidence {
@@ -46,6 +48,7 @@ impl Evidence {
             analysis: analyze(bytes)?,
             kernel: banner(bytes),
             captured: None,
+            log: bytes.to_vec(),
         })
     }
 
@@ -86,6 +89,7 @@ impl Evidence {
                 boot,
                 after,
             }),
+            log: bytes,
         })
     }
 
@@ -123,6 +127,40 @@ impl Evidence {
     }
 }
 
+impl Evidence {
+    /// The log's lines of the numbers given (ascending), each as `[SECONDS] MESSAGE` on the
+    /// kernel's clock or as its message, control characters replaced: fit to be quoted.
+    pub fn quote(&self, lines: &[u64]) -> Vec<(u64, String)> {
+        let mut out = Vec::new();
+        let mut records = RecordReader::new(&self.log[..]);
+        let mut wanted = lines.iter().copied().peekable();
+        while let (Some(_), Some(Ok(record))) = (wanted.peek(), records.next_record()) {
+            while wanted.next_if(|l| *l < record.line).is_some() {}
+            if wanted.next_if_eq(&record.line).is_none() {
+                continue;
+            }
+            let message: String = record
+                .message
+                .trim_end()
+                .chars()
+                .map(|c| if c.is_control() { '\u{fffd}' } else { c })
+                .collect();
+            let text = match record.time {
+                Some(t) if t.clock == Clock::Monotonic => {
+                    format!(
+                        "[{:5}.{:06}] {message}",
+                        t.micros / 1_000_000,
+                        t.micros % 1_000_000
+                    )
+                }
+                _ => message,
+            };
+            out.push((record.line, text));
+        }
+        out
+    }
+}
+
 /// The kernel release of the first `Linux version` banner and the first `Command line:`
 /// of a log.
 pub fn banner(bytes: &[u8]) -> KernelId {
@@ -149,6 +187,19 @@ pub fn banner(bytes: &[u8]) -> KernelId {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn quoted_lines_carry_the_kernels_stamp_and_no_control_characters() {
+        let log = "6,1,60352899,-;Enabling non-boot CPUs ...\n6,2,60443996,-;CPU7 \x1b[1mis up\n";
+        let e = Evidence::from_log("k", log.as_bytes()).unwrap();
+        assert_eq!(
+            e.quote(&[1, 2, 9]),
+            vec![
+                (1, "[   60.352899] Enabling non-boot CPUs ...".to_string()),
+                (2, "[   60.443996] CPU7 \u{fffd}[1mis up".to_string()),
+            ]
+        );
+    }
 
     #[test]
     fn the_banner_names_the_release_and_the_command_line() {

@@ -35,6 +35,7 @@ pub mod mtrr;
 pub mod probes;
 pub mod reader;
 pub mod record;
+pub mod reply;
 pub mod report;
 pub mod resume;
 pub mod summary;

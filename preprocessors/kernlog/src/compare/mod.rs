@@ -7,7 +7,7 @@ mod render;
 mod sameness;
 mod stats;
 
-pub use render::{WIDTH, render_comparison, render_figures, wrap};
+pub use render::{WIDTH, render_comparison, render_figures, stats, wrap};
 pub use sameness::{base_version, differences};
 pub use stats::Stats;
 
@@ -143,11 +143,24 @@ fn mtrr_side(e: &Evidence, list: &Checklist) -> MtrrSide {
     MtrrSide { items, findings }
 }
 
-fn resumed(e: &Evidence) -> Vec<&Cycle> {
+/// The cycles of a side that resumed with a CPU bring-up: the ones with figures.
+pub fn resumed(e: &Evidence) -> Vec<&Cycle> {
     e.analysis
         .cycles
         .iter()
         .filter(|c| c.aborted.is_none() && (c.enable_start.is_some() || !c.cpus.is_empty()))
+        .collect()
+}
+
+/// Each figure of one side alone, over its resumed cycles.
+pub fn side_stats(e: &Evidence) -> Vec<(Figure, Option<Stats>)> {
+    let cycles = resumed(e);
+    Figure::ALL
+        .iter()
+        .map(|&f| {
+            let values: Vec<f64> = cycles.iter().filter_map(|c| f.of(c)).collect();
+            (f, Stats::of(&values))
+        })
         .collect()
 }
 

@@ -19,7 +19,8 @@ pub fn wrap(text: &str, first: &str, rest: &str) -> String {
     out
 }
 
-fn stats(s: &Option<Stats>) -> String {
+/// `median 1.2 s  min 1.0 s  max 2.0 s`, or "no value".
+pub fn stats(s: &Option<Stats>) -> String {
     match s {
         Some(s) => format!(
             "median {}  min {}  max {}",
