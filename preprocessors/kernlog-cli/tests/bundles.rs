@@ -134,7 +134,7 @@ fn what_is_not_a_bundle_is_refused_clearly() {
             "cannot open /nonexistent/kernel.log",
         ),
     ];
-    for command in ["check", "compare"] {
+    for command in ["check", "compare", "report"] {
         for (path, said) in &cases {
             let good = bundle("with-fix-changed");
             let args: Vec<&str> = match command {
@@ -241,4 +241,67 @@ fn report_for_the_list_fits_72_columns_and_leaves_tested_by_open() {
     assert!(stdout.ends_with("Tested-by: NAME <ADDRESS>\n"), "{stdout}");
     let missing = kernlog(&["report"]);
     assert_eq!(missing.status.code(), Some(2));
+}
+
+#[test]
+fn the_html_page_is_self_contained_and_escapes_the_data() {
+    let dir = copy("with-fix-changed");
+    // A tester's label is free text: make it hostile.
+    let yaml = dir.path().join("capture.yaml");
+    let text_of = fs::read_to_string(&yaml).unwrap();
+    let hostile = "<script>alert(1)</script> & \\\"fix\\\"";
+    fs::write(
+        &yaml,
+        text_of.replace(
+            "label: \"7.3.4 with the fix (lab firmware changes the MTRRs)\"",
+            &format!("label: \"{hostile}\""),
+        ),
+    )
+    .unwrap();
+    let page = dir.path().join("report.html");
+    let out = kernlog(&[
+        "report",
+        "--html",
+        s(&page),
+        s(&bundle("without-fix-changed")),
+        s(dir.path()),
+    ]);
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{stderr}");
+    let html = fs::read_to_string(&page).unwrap();
+    assert!(html.starts_with("<!DOCTYPE html>"), "{html}");
+    let lower = html.to_lowercase();
+    assert!(
+        !lower.contains("<script"),
+        "no JavaScript, and the label escaped"
+    );
+    assert!(html.contains("&lt;script&gt;alert(1)&lt;/script&gt; &amp;"));
+    // Nothing fetched: no external stylesheet, image or script.
+    assert!(!lower.contains("<link") && !lower.contains("src=") && !lower.contains("url("));
+    assert!(html.contains("<style>"));
+    // The views of the notebook: per input and cycle, the phase timeline and the bring-up
+    // chart (2 inputs x 5 cycles x 2 charts), the MTRR diff of each cycle's changed run,
+    // and the captured MTRRs (20 CPU dumps of each input, none differing).
+    assert_eq!(html.matches("<svg").count(), 20);
+    assert_eq!(html.matches("<h3>Captured MTRRs</h3>").count(), 2);
+    assert!(html.contains("MTRRdefType"), "the MTRR diff view");
+}
+
+#[test]
+fn report_html_of_a_plain_log_and_an_unwritable_file() {
+    let log = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/before-fix.log");
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("page.html");
+    let out = kernlog(&["report", "--html", s(&page), s(&log)]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out).1);
+    let html = fs::read_to_string(&page).unwrap();
+    // One resume: its timeline is not complete in this excerpt, its bring-up chart is.
+    assert!(html.matches("<svg").count() >= 1, "{html}");
+    let bad = kernlog(&["report", "--html", "/nonexistent/dir/page.html", s(&log)]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(
+        text(&bad)
+            .1
+            .contains("cannot write /nonexistent/dir/page.html")
+    );
 }

@@ -5,7 +5,8 @@
 use std::path::Path;
 
 use crate::analysis::{Analysis, analyze};
-use crate::bundle::{Bundle, BundleError, Capture, CpuMtrrs, KERNEL_LOG, MTRR_BOOT};
+use crate::bundle::{Bundle, BundleError, Capture, CpuMtrrs, KERNEL_LOG, MTRR_BOOT, MtrrRegisters};
+use crate::mtrr::FIXED_MSRS;
 use crate::reader::{Clock, RecordReader};
 
 /// The kernel a log was taken on, as far as the input names it.
@@ -159,6 +160,45 @@ impl Evidence {
         }
         out
     }
+}
+
+/// The registers in which two CPUs' dumps `a` and `b` differ, by name, in words.
+pub fn register_differences(a: &MtrrRegisters, b: &MtrrRegisters) -> Vec<String> {
+    let mut out = Vec::new();
+    if a.def_type != b.def_type {
+        out.push(format!(
+            "MTRRdefType {:#x} against {:#x}",
+            a.def_type, b.def_type
+        ));
+    }
+    match (&a.fixed, &b.fixed) {
+        (Some(fa), Some(fb)) => {
+            for (i, (x, y)) in fa.iter().zip(fb).enumerate() {
+                if x != y {
+                    let name = FIXED_MSRS.get(i).map_or("fixed", |m| m.name);
+                    out.push(format!("{name} {x:#018x} against {y:#018x}"));
+                }
+            }
+        }
+        (None, None) => {}
+        _ => out.push("fixed ranges present on one only".to_string()),
+    }
+    if a.variable.len() != b.variable.len() {
+        out.push(format!(
+            "{} variable ranges against {}",
+            a.variable.len(),
+            b.variable.len()
+        ));
+    }
+    for (i, (x, y)) in a.variable.iter().zip(&b.variable).enumerate() {
+        if x != y {
+            out.push(format!(
+                "variable {i} {:#x}/{:#x} against {:#x}/{:#x}",
+                x.0, x.1, y.0, y.1
+            ));
+        }
+    }
+    out
 }
 
 /// The kernel release of the first `Linux version` banner and the first `Command line:`

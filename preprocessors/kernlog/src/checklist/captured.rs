@@ -3,8 +3,7 @@
 //! its resume), and every CPU's MSRs after each resume, compared value by value.
 
 use crate::bundle::{CpuMtrrs, MtrrRegisters, Outcome};
-use crate::evidence::Captured;
-use crate::mtrr::FIXED_MSRS;
+use crate::evidence::{Captured, register_differences};
 
 use super::attempts::plural;
 use super::{Item, Status};
@@ -47,45 +46,6 @@ pub(super) fn not_resumed(captured: &Captured) -> (Vec<String>, bool) {
     (told, hung)
 }
 
-/// The registers in which `a` and `b` differ, by name.
-fn differences(a: &MtrrRegisters, b: &MtrrRegisters) -> Vec<String> {
-    let mut out = Vec::new();
-    if a.def_type != b.def_type {
-        out.push(format!(
-            "MTRRdefType {:#x} against {:#x}",
-            a.def_type, b.def_type
-        ));
-    }
-    match (&a.fixed, &b.fixed) {
-        (Some(fa), Some(fb)) => {
-            for (i, (x, y)) in fa.iter().zip(fb).enumerate() {
-                if x != y {
-                    let name = FIXED_MSRS.get(i).map_or("fixed", |m| m.name);
-                    out.push(format!("{name} {x:#018x} against {y:#018x}"));
-                }
-            }
-        }
-        (None, None) => {}
-        _ => out.push("fixed ranges present on one only".to_string()),
-    }
-    if a.variable.len() != b.variable.len() {
-        out.push(format!(
-            "{} variable ranges against {}",
-            a.variable.len(),
-            b.variable.len()
-        ));
-    }
-    for (i, (x, y)) in a.variable.iter().zip(&b.variable).enumerate() {
-        if x != y {
-            out.push(format!(
-                "variable {i} {:#x}/{:#x} against {:#x}/{:#x}",
-                x.0, x.1, y.0, y.1
-            ));
-        }
-    }
-    out
-}
-
 fn registers(dump: &[CpuMtrrs], cpu: u32) -> Option<&MtrrRegisters> {
     dump.iter()
         .find(|c| c.cpu == cpu)
@@ -115,7 +75,7 @@ fn compare_dumps<'a>(
                 continue;
             };
             compared += 1;
-            for d in differences(regs, reference) {
+            for d in register_differences(regs, reference) {
                 differ.push(format!("CPU {} after resume {n}: {d}", cpu.cpu));
             }
         }
