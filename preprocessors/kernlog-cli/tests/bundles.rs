@@ -114,6 +114,24 @@ fn a_cycle_left_suspending_is_a_machine_that_did_not_come_back() {
             .unwrap()
             .starts_with("FAIL: every attempt resumed")
     );
+    // compare and report tell it too.
+    let out = kernlog(&["compare", s(&bundle("with-fix-changed")), s(dir.path())]);
+    let (stdout, _) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    let flat = stdout.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.contains(
+            "- AFTER: in the log, 5 of 5 attempts slept and resumed; in capture.yaml, \
+             capture cycle 5 did not resume (capture.yaml left at `suspending`"
+        ),
+        "{stdout}"
+    );
+    let out = kernlog(&["report", s(dir.path())]);
+    let (stdout, _) = text(&out);
+    assert!(
+        stdout.contains("tested: FAIL: every attempt resumed"),
+        "{stdout}"
+    );
 }
 
 #[test]

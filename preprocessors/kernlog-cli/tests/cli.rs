@@ -207,3 +207,51 @@ fn a_folder_is_refused_with_a_hint() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("is a folder"), "{err}");
 }
+
+/// No committed log without the debug patch's lines gets a PASS that names an MTRR outcome:
+/// every capture of data/ (dmesg, journal, mtrr), examples/captures and the fixtures.
+#[test]
+fn no_pass_without_mtrr_evidence_on_any_committed_log() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut checked = 0;
+    for dir in [
+        "data/dmesg",
+        "data/journal",
+        "data/mtrr",
+        "examples/captures",
+        "preprocessors/kernlog-cli/tests/fixtures",
+    ] {
+        let Ok(entries) = std::fs::read_dir(root.join(dir)) else {
+            continue; // a packaged crate has no data/
+        };
+        for entry in entries {
+            let path = entry.unwrap().path();
+            if path.extension().is_none_or(|e| e != "log") {
+                continue;
+            }
+            let text = String::from_utf8_lossy(&std::fs::read(&path).unwrap()).into_owned();
+            if text.contains("MTRR cpu ") {
+                continue;
+            }
+            let out = kernlog(&["check", path.to_str().unwrap()]);
+            let stdout = String::from_utf8(out.stdout).unwrap();
+            let last = stdout.lines().last().unwrap_or("");
+            assert!(
+                !last.starts_with("PASS") && out.status.code() != Some(0),
+                "{}: {last}",
+                path.display()
+            );
+            assert!(
+                !last.contains("not affected") && !last.contains("restored the MTRRs"),
+                "{}: {last}",
+                path.display()
+            );
+            checked += 1;
+        }
+    }
+    assert!(
+        checked >= 40 || !root.join("data").is_dir(),
+        "{checked} logs"
+    );
+    eprintln!("{checked} logs without mtrr=debug lines checked");
+}

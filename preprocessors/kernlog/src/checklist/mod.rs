@@ -164,7 +164,8 @@ fn check_with(analysis: &Analysis, limits: Limits, captured: Option<&Captured>) 
             attempts.status = Status::Skip;
         }
         if !more.is_empty() {
-            attempts.reason.push_str(&format!("; {}", more.join("; ")));
+            let log = std::mem::take(&mut attempts.reason);
+            attempts.reason = format!("in the log, {log}; in capture.yaml, {}", more.join("; "));
         }
         told.extend(more);
     }
