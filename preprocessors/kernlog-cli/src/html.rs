@@ -35,8 +35,10 @@ pub fn write(path: &Path, inputs: &[Evidence], threshold_pct: f64) -> Result<()>
 /// The log of an input as the data store sees it: its folder and its name in it.
 fn log_file(e: &Evidence) -> Option<(PathBuf, String)> {
     let path = match &e.captured {
+        // Inside the bundle: the data store keeps it from leading out.
         Some(_) => Path::new(&e.name).join(kernlog::bundle::KERNEL_LOG),
-        None => PathBuf::from(&e.name),
+        // The file the user named, wherever a link of that name points.
+        None => std::fs::canonicalize(&e.name).ok()?,
     };
     if !path.is_file() {
         return None; // standard input, a device: read once, not there to read again

@@ -315,6 +315,11 @@ fn report_html_of_a_plain_log_and_an_unwritable_file() {
     let html = fs::read_to_string(&page).unwrap();
     // One resume: its timeline is not complete in this excerpt, its bring-up chart is.
     assert!(html.matches("<svg").count() >= 1, "{html}");
+    // A link named on the command line is followed (examples/captures links into data/).
+    let link = dir.path().join("link.log");
+    std::os::unix::fs::symlink(&log, &link).unwrap();
+    let out = kernlog(&["report", "--html", s(&page), s(&link)]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out).1);
     let bad = kernlog(&["report", "--html", "/nonexistent/dir/page.html", s(&log)]);
     assert_eq!(bad.status.code(), Some(2));
     assert!(
