@@ -5,8 +5,10 @@
 // redirects, 404 page and caching Pages applies; no console errors on the journey and on a
 // chart-heavy page; the anchors the cover letter cites scroll to their headings; charts are
 // visible and their bars contrast with the page in the light and the navy theme; the page is
-// readable on a phone; the sidebar toggle works as a button; search finds the journey; print includes the charts.
+// readable on a phone; the sidebar toggle works as a button; search finds the journey; print includes the charts;
+// the checklist's kernlog download resolves and matches its SHA-256.
 import fs from 'node:fs';
+import { createHash } from 'node:crypto';
 import path from 'node:path';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -170,6 +172,27 @@ test('the print view includes the charts', async () => {
     .filter((svg) => svg.getBoundingClientRect().height > 50).length);
   assert.ok(charts >= 20, `${charts} charts visible in print`);
   await context.close();
+});
+
+// The prebuilt kernlog the checklist tells testers to download (added by .ci/static-kernlog
+// --site after the book build): the checklist's link resolves on this site to an x86_64 ELF
+// file whose SHA-256 is the one in the .sha256 file and the one the page shows.
+test('the checklist\'s kernlog download resolves, with its SHA-256 beside it and on the page', async () => {
+  const page = await (await fetch(`${base}/checklist`)).text();
+  // The address as the page gives it (in its text and its curl commands).
+  const link = page.match(/https:\/\/[^"\/\s<]+(\/tools\/kernlog-x86_64-linux)(?![.\w-])/);
+  assert.ok(link, 'the checklist names the address /tools/kernlog-x86_64-linux');
+  const res = await fetch(`${base}${link[1]}`);
+  assert.equal(res.status, 200, link[1]);
+  const bytes = Buffer.from(await res.arrayBuffer());
+  assert.ok(bytes.length > 100_000 && bytes.length <= 8_000_000, `${bytes.length} bytes`);
+  assert.deepEqual([...bytes.subarray(0, 5)], [0x7f, 0x45, 0x4c, 0x46, 2], 'a 64-bit ELF file');
+  assert.equal(bytes.readUInt16LE(18), 62, 'e_machine is x86-64');
+  const hash = createHash('sha256').update(bytes).digest('hex');
+  const sums = await fetch(`${base}${link[1]}.sha256`);
+  assert.equal(sums.status, 200, `${link[1]}.sha256`);
+  assert.equal(await sums.text(), `${hash}  kernlog-x86_64-linux\n`);
+  assert.ok(page.includes(`<code class="kernlog-sha256">${hash}</code>`), 'the page shows the hash');
 });
 
 // What Cloudflare Pages itself does with the site, checked with fetch against its runtime.

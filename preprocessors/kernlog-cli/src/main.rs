@@ -12,6 +12,7 @@ use kernlog::reply::render_reply;
 use kernlog::report::Report;
 use kernlog::summary::render_summary;
 
+mod capture;
 mod html;
 mod input;
 mod pages;
@@ -73,6 +74,10 @@ enum Command {
         #[arg(long, value_name = "FILE")]
         html: Option<PathBuf>,
     },
+    /// Suspend and resume this machine N times (as root) and write a capture bundle: the
+    /// kernel's log, every CPU's MTRRs after boot and after each resume, what was done.
+    /// The exit status is 0 when every cycle resumed, 1 when not.
+    Capture(capture::CaptureArgs),
 }
 
 fn main() -> ExitCode {
@@ -146,6 +151,17 @@ fn run(cli: Cli) -> Result<ExitCode> {
             stdout.write_all(render_reply(&evidence, threshold).as_bytes())?;
             ExitCode::SUCCESS
         }
+        Command::Capture(args) => {
+            let line = capture::command_line(std::env::args());
+            let mut stderr = io::stderr().lock();
+            let (out, verdict) = capture::run(&args, &mut capture::RealHost, line, &mut stderr)?;
+            writeln!(stdout, "{}: {}", out.display(), verdict_text(&verdict))?;
+            if verdict == kernlog::bundle::Verdict::Complete {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            }
+        }
     };
     stdout.flush().or_else(ignore_broken_pipe)?;
     Ok(code)
@@ -156,6 +172,13 @@ fn check_threshold(threshold: f64) -> Result<()> {
         Ok(())
     } else {
         anyhow::bail!("--threshold {threshold}: give a percentage of 0 or more")
+    }
+}
+
+fn verdict_text(verdict: &kernlog::bundle::Verdict) -> String {
+    match verdict {
+        kernlog::bundle::Verdict::Complete => "complete: every cycle resumed".to_string(),
+        kernlog::bundle::Verdict::Incomplete(why) => format!("incomplete: {why}"),
     }
 }
 

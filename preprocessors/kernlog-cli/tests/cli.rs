@@ -255,3 +255,38 @@ fn no_pass_without_mtrr_evidence_on_any_committed_log() {
     );
     eprintln!("{checked} logs without mtrr=debug lines checked");
 }
+
+/// Refused before it looks at the machine, so the test never suspends it, root or not.
+#[test]
+fn capture_refuses_a_timeout_shorter_than_the_wake_and_writes_nothing() {
+    let dir = std::env::temp_dir().join(format!("kernlog-cli-capture-{}", std::process::id()));
+    let out = kernlog(&[
+        "capture",
+        "--wake-after",
+        "30",
+        "--timeout",
+        "10",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("--timeout (10 s) must be longer than --wake-after (30 s)"),
+        "{stderr}"
+    );
+    assert!(!dir.exists());
+}
+
+#[test]
+fn capture_takes_one_to_99_cycles_and_names_its_methods() {
+    let out = kernlog(&["capture", "--cycles", "0"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--cycles"));
+    let out = kernlog(&["capture", "--method", "rtcwake"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("[possible values: systemd, sysfs]"),
+        "{stderr}"
+    );
+}

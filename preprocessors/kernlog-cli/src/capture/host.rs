@@ -1,0 +1,122 @@
+//! What capture asks of the operating system, behind one small trait so that the tests can
+//! run a capture against a fake machine in a temporary folder.
+
+use std::fs::File;
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, SystemTime};
+
+use kernlog::bundle::Method;
+
+/// The machine a capture runs on. Plain files (`/sys`, `/proc`, `/dev/kmsg`) are read
+/// under [`Host::root`]; what is not a plain file is a method.
+pub trait Host {
+    /// The folder holding `sys/`, `proc/`, `dev/` and `run/` (`/` on the real machine).
+    fn root(&self) -> &Path;
+    /// True when running as root (effective user id 0).
+    fn is_superuser(&self) -> bool;
+    /// `modprobe msr`; the error is what went wrong, in words.
+    fn load_msr_module(&mut self) -> Result<(), String>;
+    /// One MSR of one CPU.
+    fn read_msr(&self, cpu: u32, msr: u32) -> Result<u64, String>;
+    /// Asks for one suspend to RAM. `sysfs` returns once the machine has resumed;
+    /// `systemd` returns once systemd has taken the request.
+    fn request_suspend(&mut self, method: Method) -> Result<(), String>;
+    /// The wall clock (it runs on while the machine sleeps).
+    fn now(&self) -> SystemTime;
+    /// Waits a little between looks at the kernel's log.
+    fn pause(&mut self, time: Duration);
+    /// The kernel release from uname(2), for kernels without /proc/sys (tinyconfig).
+    fn uname_release(&self) -> Option<String>;
+
+    /// `root/rel`.
+    fn path(&self, rel: &str) -> PathBuf {
+        self.root().join(rel)
+    }
+}
+
+/// The machine kernlog runs on.
+pub struct RealHost;
+
+impl Host for RealHost {
+    fn root(&self) -> &Path {
+        Path::new("/")
+    }
+
+    fn is_superuser(&self) -> bool {
+        // SAFETY: geteuid has no preconditions and cannot fail.
+        unsafe { libc::geteuid() == 0 }
+    }
+
+    fn load_msr_module(&mut self) -> Result<(), String> {
+        let out = Command::new("modprobe")
+            .arg("msr")
+            .output()
+            .map_err(|e| format!("cannot run modprobe: {e}"))?;
+        if out.status.success() {
+            Ok(())
+        } else {
+            Err(command_failure("modprobe msr", &out))
+        }
+    }
+
+    fn read_msr(&self, cpu: u32, msr: u32) -> Result<u64, String> {
+        let path = self.path(&format!("dev/cpu/{cpu}/msr"));
+        let file = File::open(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let mut bytes = [0u8; 8];
+        // The msr device reads the register whose number is the file offset.
+        file.read_exact_at(&mut bytes, u64::from(msr))
+            .map_err(|e| format!("MSR {msr:#x}: {e}"))?;
+        Ok(u64::from_le_bytes(bytes))
+    }
+
+    fn request_suspend(&mut self, method: Method) -> Result<(), String> {
+        match method {
+            Method::Sysfs => {
+                let path = self.path("sys/power/state");
+                std::fs::write(&path, "mem")
+                    .map_err(|e| format!("writing mem to {}: {e}", path.display()))
+            }
+            Method::Systemd => {
+                let out = Command::new("systemctl")
+                    .arg("suspend")
+                    .output()
+                    .map_err(|e| format!("cannot run systemctl: {e}"))?;
+                if out.status.success() {
+                    Ok(())
+                } else {
+                    Err(command_failure("systemctl suspend", &out))
+                }
+            }
+        }
+    }
+
+    fn now(&self) -> SystemTime {
+        SystemTime::now()
+    }
+
+    fn pause(&mut self, time: Duration) {
+        std::thread::sleep(time);
+    }
+
+    fn uname_release(&self) -> Option<String> {
+        // SAFETY: uname fills the zeroed struct it is given; its fields are NUL-terminated.
+        let mut name: libc::utsname = unsafe { std::mem::zeroed() };
+        if unsafe { libc::uname(&mut name) } != 0 {
+            return None;
+        }
+        let release = unsafe { std::ffi::CStr::from_ptr(name.release.as_ptr()) };
+        Some(release.to_string_lossy().into_owned())
+    }
+}
+
+fn command_failure(command: &str, out: &std::process::Output) -> String {
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = stderr.trim();
+    if stderr.is_empty() {
+        format!("{command} failed ({})", out.status)
+    } else {
+        format!("{command} failed ({}): {stderr}", out.status)
+    }
+}

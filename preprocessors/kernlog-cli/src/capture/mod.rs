@@ -1,0 +1,313 @@
+//! `kernlog capture`: suspend and resume the machine N times and write the bundle of
+//! `kernlog::bundle` as it goes: the kernel's log from `/dev/kmsg`, every CPU's MTRRs
+//! before the first suspend and after each resume, and `capture.yaml`, rewritten before
+//! each suspend and after each resume.
+
+mod host;
+mod kmsg;
+mod system;
+mod writer;
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail};
+use kernlog::bundle::{self, Capture, CpuMtrrs, Cycle, Method, Outcome, Verdict, Wake};
+
+pub use host::{Host, RealHost};
+use writer::Writer;
+
+/// How often the kernel's log is looked at while waiting for a resume.
+const POLL: Duration = Duration::from_millis(200);
+
+/// The options of `kernlog capture`.
+#[derive(clap::Args)]
+pub struct CaptureArgs {
+    /// Suspend/resume cycles to run (1 to 99).
+    #[arg(long, default_value_t = 3, value_parser = clap::value_parser!(u32).range(1..=99))]
+    cycles: u32,
+    /// systemd: `systemctl suspend`, the path of daily use; sysfs: write `mem` to
+    /// /sys/power/state (systems without systemd, such as a busybox initramfs).
+    #[arg(long, value_enum, default_value_t = MethodArg::Systemd)]
+    method: MethodArg,
+    /// Seconds after each suspend request at which the RTC alarm wakes the machine.
+    #[arg(long, value_name = "SECONDS", default_value_t = 20)]
+    wake_after: u64,
+    /// Seconds after a suspend request by which the resume must have finished; a cycle
+    /// that takes longer is recorded as did-not-resume and ends the capture.
+    #[arg(long, value_name = "SECONDS", default_value_t = 120)]
+    timeout: u64,
+    /// What the kernel is, for the bundle's manifest (e.g. "7.3.4 with v2 of the fix");
+    /// by default the kernel release.
+    #[arg(long)]
+    label: Option<String>,
+    /// Write /sys/power/mem_sleep before the first suspend (deep: suspend to RAM, S3).
+    #[arg(long, value_enum)]
+    mem_sleep: Option<MemSleep>,
+    /// The bundle's folder (must not exist or be empty); by default
+    /// kernlog-capture-RELEASE-DATE in the current folder.
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum MethodArg {
+    Systemd,
+    Sysfs,
+}
+
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum MemSleep {
+    Deep,
+    S2idle,
+}
+
+/// Runs a capture on `host`; `command` is the command line, recorded in the manifest.
+/// Progress goes to `progress`. Returns the verdict; errors before the bundle's folder was
+/// created leave nothing behind.
+pub fn run(
+    args: &CaptureArgs,
+    host: &mut dyn Host,
+    command: String,
+    progress: &mut dyn Write,
+) -> Result<(PathBuf, Verdict)> {
+    let method = match args.method {
+        MethodArg::Systemd => Method::Systemd,
+        MethodArg::Sysfs => Method::Sysfs,
+    };
+    if args.wake_after == 0 || args.timeout <= args.wake_after {
+        bail!(
+            "--timeout ({} s) must be longer than --wake-after ({} s), which must be at least 1",
+            args.timeout,
+            args.wake_after
+        );
+    }
+    system::check_ready(host, method)?;
+    let kernel = system::kernel(host)?;
+    let started = bundle::utc_stamp(unix_seconds(host));
+    let out = args.out.clone().unwrap_or_else(|| {
+        let stamp = started.replace(':', "");
+        let release = kernel.release.replace(['/', ' '], "_");
+        PathBuf::from(format!("kernlog-capture-{release}-{stamp}"))
+    });
+    check_out(&out)?;
+    if let Some(mode) = args.mem_sleep {
+        let word = match mode {
+            MemSleep::Deep => "deep",
+            MemSleep::S2idle => "s2idle",
+        };
+        std::fs::write(host.path("sys/power/mem_sleep"), word)
+            .with_context(|| format!("cannot write {word} to /sys/power/mem_sleep"))?;
+    }
+    let capture = Capture {
+        format: bundle::FORMAT.to_string(),
+        tool: format!("kernlog {}", env!("CARGO_PKG_VERSION")),
+        started,
+        label: args.label.clone().unwrap_or_else(|| kernel.release.clone()),
+        method,
+        wake: Wake::Rtc,
+        wake_after_s: args.wake_after,
+        timeout_s: args.timeout,
+        machine: system::machine(host),
+        mem_sleep: system::read_trimmed(host, "sys/power/mem_sleep"),
+        cpus_online: system::cpus_online(host),
+        cycles_requested: args.cycles,
+        cycles: Vec::new(),
+        // Set from the cycles at every checkpoint.
+        verdict: Verdict::Complete,
+        kernel,
+    };
+    let mut w = Writer::create(&out, capture, command, &host.path("dev/kmsg"))?;
+    if let Ok(text) = std::fs::read_to_string(host.path("proc/mtrr")) {
+        w.add_file(
+            bundle::PROC_MTRR,
+            "proc-mtrr",
+            "/proc/mtrr before the first suspend",
+            text.as_bytes(),
+        )?;
+    }
+    w.add_dump(
+        bundle::MTRR_BOOT,
+        "before the first suspend",
+        &read_mtrrs(host),
+    )?;
+    w.checkpoint()?;
+    writeln!(progress, "kernlog capture: writing {}", out.display())?;
+    for n in 1..=args.cycles {
+        // What the kernel logged before this request belongs to no cycle of it.
+        w.kmsg.drain()?;
+        w.kmsg.start_cycle();
+        w.capture.cycles.push(Cycle {
+            n,
+            requested: bundle::utc_stamp(unix_seconds(host)),
+            outcome: Outcome::Suspending,
+            detail: None,
+            mtrr: None,
+        });
+        w.checkpoint()?;
+        writeln!(
+            progress,
+            "kernlog capture: cycle {n} of {}: suspending ({}, RTC wake after {} s)",
+            args.cycles,
+            match method {
+                Method::Systemd => "systemctl suspend",
+                Method::Sysfs => "mem to /sys/power/state",
+            },
+            args.wake_after
+        )?;
+        let (outcome, detail) = one_cycle(host, &mut w, method, args)?;
+        if outcome == Outcome::Resumed {
+            let path = bundle::mtrr_after_cycle(n);
+            w.add_dump(&path, &format!("after resume {n}"), &read_mtrrs(host))?;
+            set_last(&mut w, |c| c.mtrr = Some(path));
+        }
+        set_last(&mut w, |c| {
+            c.outcome = outcome;
+            c.detail = detail.clone();
+        });
+        w.checkpoint()?;
+        let detail = detail.map(|d| format!(": {d}")).unwrap_or_default();
+        writeln!(
+            progress,
+            "kernlog capture: cycle {n}: {}{detail}",
+            outcome.name()
+        )?;
+        if outcome == Outcome::DidNotResume {
+            break;
+        }
+    }
+    w.checkpoint()?;
+    Ok((out, w.capture.verdict.clone()))
+}
+
+fn set_last(w: &mut Writer, change: impl FnOnce(&mut Cycle)) {
+    if let Some(cycle) = w.capture.cycles.last_mut() {
+        change(cycle);
+    }
+}
+
+/// One suspend request and the wait for its resume, read from the kernel's log.
+fn one_cycle(
+    host: &mut dyn Host,
+    w: &mut Writer,
+    method: Method,
+    args: &CaptureArgs,
+) -> Result<(Outcome, Option<String>)> {
+    let alarm = host.path(system::WAKEALARM);
+    // A stale alarm must be cleared before the kernel takes a new one.
+    let set = std::fs::write(&alarm, "0")
+        .and_then(|()| std::fs::write(&alarm, format!("+{}", args.wake_after)));
+    if let Err(e) = set {
+        return Ok((
+            Outcome::Aborted,
+            Some(format!("cannot set the RTC alarm: {e}")),
+        ));
+    }
+    let requested = host.now();
+    let request = host.request_suspend(method);
+    w.kmsg.drain()?;
+    if let Err(e) = request {
+        let _ = std::fs::write(&alarm, "0");
+        let detail = match &w.kmsg.marks.failure {
+            Some(line) => format!("{e}; the kernel: {line}"),
+            None => e,
+        };
+        return Ok((Outcome::Aborted, Some(detail)));
+    }
+    let timeout = Duration::from_secs(args.timeout);
+    while !w.kmsg.marks.exited {
+        let waited = host.now().duration_since(requested).unwrap_or_default();
+        if waited >= timeout {
+            break;
+        }
+        host.pause(POLL);
+        w.kmsg.drain()?;
+    }
+    // Woken otherwise (lid, key), the machine would keep an alarm for later.
+    let _ = std::fs::write(&alarm, "0");
+    let waited = host.now().duration_since(requested).unwrap_or_default();
+    let marks = &w.kmsg.marks;
+    Ok(match (marks.entered, marks.exited, &marks.failure) {
+        (_, true, Some(line)) => (Outcome::Aborted, Some(format!("the kernel: {line}"))),
+        (_, true, None) if waited > timeout => (
+            Outcome::DidNotResume,
+            Some(format!(
+                "the resume finished {} s after the request, later than --timeout {} s",
+                waited.as_secs(),
+                args.timeout
+            )),
+        ),
+        (_, true, None) => (Outcome::Resumed, None),
+        (false, false, _) => (
+            Outcome::Aborted,
+            Some(format!(
+                "no suspend began within {} s (no `PM: suspend entry` in the kernel's log; \
+                 with systemd, see `systemd-inhibit --list`)",
+                args.timeout
+            )),
+        ),
+        (true, false, _) => (
+            Outcome::DidNotResume,
+            Some(format!(
+                "no `PM: suspend exit` in the kernel's log within {} s",
+                args.timeout
+            )),
+        ),
+    })
+}
+
+/// Every online CPU's MTRRs.
+fn read_mtrrs(host: &dyn Host) -> Vec<CpuMtrrs> {
+    system::cpus_online(host)
+        .into_iter()
+        .map(|cpu| CpuMtrrs {
+            cpu,
+            registers: bundle::read_registers(|msr| host.read_msr(cpu, msr)),
+        })
+        .collect()
+}
+
+/// The bundle's folder must be new (or empty), so that no run overwrites another.
+fn check_out(out: &std::path::Path) -> Result<()> {
+    match std::fs::read_dir(out) {
+        Ok(mut entries) => {
+            if entries.next().is_some() {
+                bail!(
+                    "{} already exists and is not empty; name a new folder with --out",
+                    out.display()
+                );
+            }
+            Ok(())
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(e).with_context(|| format!("cannot use {} as the bundle", out.display())),
+    }
+}
+
+/// The command line as a shell would take it back: words with anything but plain
+/// characters in single quotes.
+pub fn command_line(words: impl IntoIterator<Item = String>) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "-_./=,:+@%".contains(c);
+    words
+        .into_iter()
+        .map(|w| {
+            if !w.is_empty() && w.chars().all(plain) {
+                w
+            } else {
+                format!("'{}'", w.replace('\'', "'\\''"))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn unix_seconds(host: &dyn Host) -> u64 {
+    host.now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
+}
+
+#[cfg(test)]
+pub(crate) mod tests;

@@ -1,0 +1,136 @@
+//! What capture needs to know before it starts: whether it can run at all (root, a suspend
+//! to RAM, an RTC alarm, the MSR devices), and the facts of the machine it records.
+
+use std::fs;
+
+use anyhow::{Result, bail};
+use kernlog::bundle::{Kernel, Machine, Method};
+
+use super::host::Host;
+
+/// The RTC alarm capture wakes the machine with.
+pub const WAKEALARM: &str = "sys/class/rtc/rtc0/wakealarm";
+
+/// Refuses, with what to do, a machine capture cannot run on; loads `msr` if needed.
+/// Nothing is written before this has passed.
+pub fn check_ready(host: &mut dyn Host, method: Method) -> Result<()> {
+    if !host.is_superuser() {
+        bail!(
+            "kernlog capture must run as root: it suspends the machine and reads every CPU's \
+             MSRs (run it with sudo)"
+        );
+    }
+    let state = read_trimmed(host, "sys/power/state");
+    if !state
+        .as_deref()
+        .unwrap_or("")
+        .split(' ')
+        .any(|s| s == "mem")
+    {
+        bail!(
+            "this kernel offers no suspend to RAM: /sys/power/state is {} (expected `mem` among \
+             its words; is CONFIG_SUSPEND set, or is suspend disabled on the command line?)",
+            describe(state.as_deref())
+        );
+    }
+    if !host.path(WAKEALARM).exists() {
+        bail!(
+            "no RTC wake alarm: /{WAKEALARM} is missing, and kernlog capture wakes the machine \
+             with it (a kernel without CONFIG_RTC_CLASS/rtc_cmos, or a machine without an RTC \
+             that can wake it)"
+        );
+    }
+    if method == Method::Systemd && !host.path("run/systemd/system").is_dir() {
+        bail!(
+            "systemd is not running this system (no /run/systemd/system), so `systemctl \
+             suspend` cannot work; use --method sysfs"
+        );
+    }
+    if !host.path("dev/cpu/0/msr").exists() {
+        host.load_msr_module().map_err(|e| {
+            anyhow::anyhow!(
+                "cannot read the MTRRs: /dev/cpu/0/msr is missing and loading the msr module \
+                 failed: {e} (the kernel needs CONFIG_X86_MSR=y or =m)"
+            )
+        })?;
+        if !host.path("dev/cpu/0/msr").exists() {
+            bail!(
+                "cannot read the MTRRs: `modprobe msr` succeeded but /dev/cpu/0/msr is still \
+                 missing (is /dev a devtmpfs?)"
+            );
+        }
+    }
+    if let Err(e) = host.read_msr(0, kernlog::bundle::MSR_MTRRCAP) {
+        bail!("cannot read the MTRRs of CPU 0 from /dev/cpu/0/msr: {e}");
+    }
+    Ok(())
+}
+
+fn describe(value: Option<&str>) -> String {
+    match value {
+        Some(v) => format!("`{v}`"),
+        None => "missing".to_string(),
+    }
+}
+
+/// The first line of a file under the host's root, without its line end; `None` if it
+/// cannot be read or is empty.
+pub fn read_trimmed(host: &dyn Host, rel: &str) -> Option<String> {
+    let text = fs::read_to_string(host.path(rel)).ok()?;
+    let text = text.trim();
+    (!text.is_empty()).then(|| text.to_string())
+}
+
+/// The running kernel: release and command line.
+pub fn kernel(host: &dyn Host) -> Result<Kernel> {
+    let release = read_trimmed(host, "proc/sys/kernel/osrelease").or_else(|| host.uname_release());
+    let Some(release) = release else {
+        bail!("cannot read the kernel release from /proc/sys/kernel/osrelease or uname(2)");
+    };
+    Ok(Kernel {
+        release,
+        cmdline: read_trimmed(host, "proc/cmdline").unwrap_or_default(),
+    })
+}
+
+/// The machine from DMI.
+pub fn machine(host: &dyn Host) -> Machine {
+    let dmi = |name: &str| read_trimmed(host, &format!("sys/class/dmi/id/{name}"));
+    Machine {
+        sys_vendor: dmi("sys_vendor"),
+        product_name: dmi("product_name"),
+        bios_version: dmi("bios_version"),
+        bios_date: dmi("bios_date"),
+    }
+}
+
+/// The online CPUs from `/sys/devices/system/cpu/online` (`0-3,6`); CPU 0 alone if absent.
+pub fn cpus_online(host: &dyn Host) -> Vec<u32> {
+    let Some(list) = read_trimmed(host, "sys/devices/system/cpu/online") else {
+        return vec![0];
+    };
+    let mut cpus = Vec::new();
+    for part in list.split(',') {
+        let (from, to) = part.split_once('-').unwrap_or((part, part));
+        if let (Ok(from), Ok(to)) = (from.trim().parse::<u32>(), to.trim().parse::<u32>()) {
+            // A bound keeps a corrupt list from asking for billions of CPUs.
+            cpus.extend(from..=to.min(from.saturating_add(8191)));
+        }
+    }
+    if cpus.is_empty() { vec![0] } else { cpus }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::FakeHost;
+    use super::*;
+
+    #[test]
+    fn cpu_lists_as_the_kernel_writes_them() {
+        let host = FakeHost::new();
+        host.write("sys/devices/system/cpu/online", "0-3,6\n");
+        assert_eq!(cpus_online(&host), [0, 1, 2, 3, 6]);
+        host.write("sys/devices/system/cpu/online", "0\n");
+        assert_eq!(cpus_online(&host), [0]);
+    }
+}
