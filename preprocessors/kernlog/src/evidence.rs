@@ -16,6 +16,9 @@ pub struct KernelId {
     pub release: Option<String>,
     /// From `capture.yaml`, or the log's `Command line:` line.
     pub cmdline: Option<String>,
+    /// The whole `Linux version` banner (compiler, build number and date): the same for
+    /// every boot of one kernel build, so it tells builds of one release apart.
+    pub build: Option<String>,
 }
 
 /// What a capture bundle adds to its log.
@@ -84,6 +87,7 @@ impl Evidence {
             kernel: KernelId {
                 release: Some(capture.kernel.release.clone()),
                 cmdline: Some(capture.kernel.cmdline.clone()),
+                build: banner(&bytes).build,
             },
             captured: Some(Captured {
                 capture,
@@ -212,12 +216,13 @@ pub fn banner(bytes: &[u8]) -> KernelId {
             && let Some(rest) = m.strip_prefix("Linux version ")
         {
             id.release = rest.split_whitespace().next().map(str::to_string);
+            id.build = Some(rest.to_string());
         } else if id.cmdline.is_none()
             && let Some(rest) = m.strip_prefix("Command line: ")
         {
             id.cmdline = Some(rest.trim().to_string());
         }
-        if id.release.is_some() && id.cmdline.is_some() {
+        if id.build.is_some() && id.cmdline.is_some() {
             break;
         }
     }
@@ -250,6 +255,10 @@ mod tests {
 ";
         let id = banner(log.as_bytes());
         assert_eq!(id.release.as_deref(), Some("6.16.7-mtrrfix"));
+        assert_eq!(
+            id.build.as_deref(),
+            Some("6.16.7-mtrrfix (root@host) (gcc 14) #1 SMP PREEMPT_DYNAMIC")
+        );
         assert_eq!(
             id.cmdline.as_deref(),
             Some("BOOT_IMAGE=/vmlinuz-6.16.7-mtrrfix root=UUID=1 ro mtrr=debug")

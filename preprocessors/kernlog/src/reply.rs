@@ -4,7 +4,7 @@
 //! fill in.
 
 use crate::checklist::{FIX_DIAGNOSTIC, Limits, check_evidence};
-use crate::compare::{compare, render_figures, resumed, side_stats, stats, wrap};
+use crate::compare::{compare_sides, render_figures, resumed, side_stats, stats, wrap};
 use crate::evidence::Evidence;
 
 /// At most this many log lines are quoted per input.
@@ -90,13 +90,56 @@ fn heading(out: &mut String, text: &str) {
     out.push('\n');
 }
 
-/// The report on `inputs`: the first is the baseline (the kernel without the patch) when
-/// there are several, and each other is compared with it.
+/// The inputs grouped into sides: consecutive inputs of one kernel build (the same
+/// `Linux version` banner, or the same release where an input has no banner) are boots of
+/// one kernel; a log that names no kernel is a side of its own.
+pub fn sides(inputs: &[Evidence]) -> Vec<Vec<&Evidence>> {
+    let mut out: Vec<Vec<&Evidence>> = Vec::new();
+    for e in inputs {
+        match out.last_mut() {
+            Some(side) if side.iter().all(|s| same_kernel(s, e)) => side.push(e),
+            _ => out.push(vec![e]),
+        }
+    }
+    out
+}
+
+fn same_kernel(a: &Evidence, b: &Evidence) -> bool {
+    let (a, b) = (&a.kernel, &b.kernel);
+    match (&a.build, &b.build) {
+        (Some(x), Some(y)) => x == y,
+        _ => a.release.is_some() && a.release == b.release,
+    }
+}
+
+/// `"LABEL" on RELEASE`, and how many boots, for a side.
+fn tested_side(side: &[&Evidence]) -> String {
+    let first = tested(side[0]);
+    match side.len() {
+        1 => first,
+        n => format!("{first}, {n} boots"),
+    }
+}
+
+/// "before", "after", "after 2", ... for side `index` of `count`.
+fn side_label(index: usize, count: usize) -> String {
+    match (count, index) {
+        (1, _) => "tested".to_string(),
+        (_, 0) => "before".to_string(),
+        (2, _) => "after".to_string(),
+        (_, i) => format!("after {i}"),
+    }
+}
+
+/// The report on `inputs`. Consecutive inputs of one kernel release are one side (several
+/// boots); with several sides the first is the baseline (the kernel without the patch) and
+/// each other is compared with it.
 pub fn render_reply(inputs: &[Evidence], threshold_pct: f64) -> String {
     let mut out = String::new();
-    let Some(first) = inputs.first() else {
+    let sides = sides(inputs);
+    if sides.is_empty() {
         return out;
-    };
+    }
     let machines: Vec<String> = inputs.iter().filter_map(Evidence::machine).collect();
     out.push_str(&wrap(
         machines
@@ -105,33 +148,26 @@ pub fn render_reply(inputs: &[Evidence], threshold_pct: f64) -> String {
         "Machine:  ",
         "          ",
     ));
-    let (baseline, tested_ones) = if inputs.len() > 1 {
-        (Some(first), &inputs[1..])
-    } else {
-        (None, inputs)
+    let (baseline, tested_sides) = match sides.split_first() {
+        Some((b, rest)) if !rest.is_empty() => (Some(b), rest),
+        _ => (None, &sides[..]),
     };
     if let Some(b) = baseline {
-        out.push_str(&wrap(&tested(b), "Baseline: ", "          "));
+        out.push_str(&wrap(&tested_side(b), "Baseline: ", "          "));
     }
-    for t in tested_ones {
-        out.push_str(&wrap(&tested(t), "Tested:   ", "          "));
+    for t in tested_sides {
+        out.push_str(&wrap(&tested_side(t), "Tested:   ", "          "));
     }
-    for e in inputs {
-        if let Some(m) = method(e) {
-            out.push_str(&wrap(&m, "Method:   ", "          "));
-            break;
-        }
+    if let Some(m) = inputs.iter().find_map(method) {
+        out.push_str(&wrap(&m, "Method:   ", "          "));
     }
-    if let Some(cmdline) = tested_ones
-        .first()
-        .and_then(|t| t.kernel.cmdline.as_deref())
-    {
+    if let Some(cmdline) = tested_sides[0][0].kernel.cmdline.as_deref() {
         out.push_str(&wrap(cmdline, "Cmdline:  ", "          "));
     }
     match baseline {
         Some(b) => {
-            for t in tested_ones {
-                let c = compare(b, t, threshold_pct);
+            for t in tested_sides {
+                let c = compare_sides(b, t, threshold_pct);
                 heading(
                     &mut out,
                     &format!("kernlog compare, threshold {threshold_pct}%:"),
@@ -142,7 +178,8 @@ pub fn render_reply(inputs: &[Evidence], threshold_pct: f64) -> String {
             }
         }
         None => {
-            let n = resumed(first).len();
+            let side = &sides[0];
+            let n: usize = side.iter().map(|e| resumed(e).len()).sum();
             heading(
                 &mut out,
                 &format!(
@@ -150,28 +187,37 @@ pub fn render_reply(inputs: &[Evidence], threshold_pct: f64) -> String {
                     if n == 1 { "" } else { "s" }
                 ),
             );
-            for (figure, s) in side_stats(first) {
+            for (figure, s) in side_stats(side) {
                 out.push_str(&wrap(&stats(&s), &format!("{:<16}", figure.name()), "  "));
             }
         }
     }
     heading(&mut out, "kernlog check:");
-    for e in inputs {
-        let list = check_evidence(e, Limits::default());
-        out.push_str(&wrap(
-            &list.verdict,
-            &format!("{}: ", side(e, inputs)),
-            "  ",
-        ));
+    for (i, side) in sides.iter().enumerate() {
+        for (k, e) in side.iter().enumerate() {
+            let list = check_evidence(e, Limits::default());
+            let who = match side.len() {
+                1 => side_label(i, sides.len()),
+                _ => format!("{}, boot {}", side_label(i, sides.len()), k + 1),
+            };
+            out.push_str(&wrap(&list.verdict, &format!("{who}: "), "  "));
+        }
     }
-    for e in inputs {
+    for (i, side) in sides.iter().enumerate() {
+        // The first input of a side stands for it: the lines are alike from boot to boot.
+        let e = side[0];
         let quoted = e.quote(&lines_that_matter(e));
         if quoted.is_empty() {
             continue;
         }
+        let of = if side.len() > 1 {
+            format!(", {}", e.name)
+        } else {
+            String::new()
+        };
         heading(
             &mut out,
-            &format!("Lines that matter ({}):", side(e, inputs)),
+            &format!("Lines that matter ({}{of}):", side_label(i, sides.len())),
         );
         for (line, text) in quoted {
             out.push_str(&wrap(&text, &format!("{line:>6}  "), "          "));
@@ -183,17 +229,6 @@ pub fn render_reply(inputs: &[Evidence], threshold_pct: f64) -> String {
          Tested-by: NAME <ADDRESS>\n",
     );
     out
-}
-
-/// "before", "after", "after 2", ... by position.
-fn side(e: &Evidence, inputs: &[Evidence]) -> String {
-    let index = inputs.iter().position(|x| std::ptr::eq(x, e)).unwrap_or(0);
-    match (inputs.len(), index) {
-        (1, _) => "tested".to_string(),
-        (_, 0) => "before".to_string(),
-        (2, _) => "after".to_string(),
-        (_, i) => format!("after {i}"),
-    }
 }
 
 #[cfg(test)]
@@ -250,5 +285,31 @@ mod tests {
             text.contains("SAME: bring-up phase median 2.000 s before"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn boots_of_one_kernel_are_one_side() {
+        let fix = SLOW.replace("7.3.4 (a@b)", "7.3.4-fix (a@b)");
+        let inputs = [log(SLOW), log(SLOW), log(&fix), log(&fix)];
+        let s = sides(&inputs);
+        assert_eq!(s.iter().map(Vec::len).collect::<Vec<_>>(), vec![2, 2]);
+        let text = render_reply(&inputs, 10.0);
+        assert!(
+            text.contains("Baseline: 7.3.4 (resume.log is a log"),
+            "{text}"
+        );
+        let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(
+            flat.contains("which patch and version it carries), 2 boots"),
+            "{text}"
+        );
+        assert!(
+            text.contains("bring-up phase (cycles: 2 before, 2 after)"),
+            "{text}"
+        );
+        assert!(text.lines().all(|l| l.chars().count() <= WIDTH), "{text}");
+        // A log naming no kernel is a side of its own.
+        let bare = [log("[ 1.0] x\n"), log("[ 1.0] x\n")];
+        assert_eq!(sides(&bare).len(), 2);
     }
 }

@@ -121,21 +121,41 @@ const MTRR_FINDINGS: [FindingKind; 3] = [
     FindingKind::MtrrResumeDiagnostic,
 ];
 
-fn mtrr_side(e: &Evidence, list: &Checklist) -> MtrrSide {
-    let items = list
-        .items
-        .iter()
-        .filter(|i| {
+/// The MTRR items of a side's checklists (the worst status of each item over the side's
+/// inputs, with that input's reason) and its MTRR findings, summed.
+fn mtrr_side(side: &[&Evidence], lists: &[Checklist]) -> MtrrSide {
+    let rank = |s: Status| match s {
+        Status::Fail => 2,
+        Status::Skip => 1,
+        Status::Pass => 0,
+    };
+    let mut items: Vec<(&'static str, Status, String)> = Vec::new();
+    for (e, list) in side.iter().zip(lists) {
+        let mtrr_items = list.items.iter().filter(|i| {
             i.name.contains("MTRR")
                 || i.name.contains("diagnostic")
                 || i.name.contains("CPU consistent")
-        })
-        .map(|i| (i.name, i.status, i.reason.clone()))
-        .collect();
+        });
+        for i in mtrr_items {
+            let reason = if side.len() > 1 {
+                format!("{} ({})", i.reason, e.name)
+            } else {
+                i.reason.clone()
+            };
+            match items.iter_mut().find(|(n, _, _)| *n == i.name) {
+                Some(kept) if rank(i.status) > rank(kept.1) => *kept = (i.name, i.status, reason),
+                Some(_) => {}
+                None => items.push((i.name, i.status, reason)),
+            }
+        }
+    }
     let findings = MTRR_FINDINGS
         .iter()
         .map(|k| {
-            let n = e.analysis.findings.iter().filter(|f| f.kind == *k).count();
+            let n = side
+                .iter()
+                .map(|e| e.analysis.findings.iter().filter(|f| f.kind == *k).count())
+                .sum();
             (k.id(), n)
         })
         .filter(|(_, n)| *n > 0)
@@ -152,9 +172,14 @@ pub fn resumed(e: &Evidence) -> Vec<&Cycle> {
         .collect()
 }
 
-/// Each figure of one side alone, over its resumed cycles.
-pub fn side_stats(e: &Evidence) -> Vec<(Figure, Option<Stats>)> {
-    let cycles = resumed(e);
+/// The resumed cycles of a side's inputs, together.
+fn pooled<'a>(side: &[&'a Evidence]) -> Vec<&'a Cycle> {
+    side.iter().flat_map(|e| resumed(e)).collect()
+}
+
+/// Each figure of one side alone, over the resumed cycles of its inputs.
+pub fn side_stats(side: &[&Evidence]) -> Vec<(Figure, Option<Stats>)> {
+    let cycles = pooled(side);
     Figure::ALL
         .iter()
         .map(|&f| {
@@ -178,7 +203,22 @@ fn untimed(e: &Evidence, side: &str) -> Option<String> {
 
 /// Compare `before` and `after`; `threshold_pct` is the change in a median that counts.
 pub fn compare(before: &Evidence, after: &Evidence, threshold_pct: f64) -> Comparison {
-    let (cb, ca) = (resumed(before), resumed(after));
+    compare_sides(&[before], &[after], threshold_pct)
+}
+
+/// "a" or "a, b (2 boots)": the inputs of a side.
+fn side_name(side: &[&Evidence]) -> String {
+    let names: Vec<&str> = side.iter().map(|e| e.name.as_str()).collect();
+    match names.len() {
+        1 => names[0].to_string(),
+        n => format!("{} ({n} boots)", names.join(", ")),
+    }
+}
+
+/// Compare two sides of one or more inputs each (several boots of each kernel): the cycles
+/// of a side's inputs are pooled.
+pub fn compare_sides(before: &[&Evidence], after: &[&Evidence], threshold_pct: f64) -> Comparison {
+    let (cb, ca) = (pooled(before), pooled(after));
     let t = threshold_pct / 100.0;
     let rows: Vec<Row> = Figure::ALL
         .iter()
@@ -206,26 +246,53 @@ pub fn compare(before: &Evidence, after: &Evidence, threshold_pct: f64) -> Compa
             }
         })
         .collect();
-    let mut warnings = differences(before, after);
-    warnings.extend(untimed(before, "BEFORE"));
-    warnings.extend(untimed(after, "AFTER"));
-    let lists = (
-        check_evidence(before, Limits::default()),
-        check_evidence(after, Limits::default()),
-    );
-    for (list, side, n) in [
-        (&lists.0, "BEFORE", cb.len()),
-        (&lists.1, "AFTER", ca.len()),
+    let mut warnings = Vec::new();
+    if let (Some(b), Some(a)) = (before.first(), after.first()) {
+        warnings = differences(b, a);
+    }
+    let lists = |side: &[&Evidence]| -> Vec<Checklist> {
+        side.iter()
+            .map(|e| check_evidence(e, Limits::default()))
+            .collect()
+    };
+    let (lb, la) = (lists(before), lists(after));
+    for (side, lists, label, n) in [
+        (before, &lb, "BEFORE", cb.len()),
+        (after, &la, "AFTER", ca.len()),
     ] {
+        for e in side {
+            warnings.extend(untimed(e, label));
+        }
         if n < 3 {
             warnings.push(format!(
-                "{side} has {n} resumed cycle{} with a CPU bring-up: resume times change from \
+                "{label} has {n} resumed cycle{} with a CPU bring-up: resume times change from \
                  cycle to cycle and boot to boot, capture several (kernlog capture --cycles 5)",
                 if n == 1 { "" } else { "s" }
             ));
         }
-        if let Some(item) = list.items.first().filter(|i| i.status != Status::Pass) {
-            warnings.push(format!("{side}: {}", item.reason));
+        let boots: usize = side
+            .iter()
+            .map(|e| {
+                let mut b: Vec<usize> = resumed(e).iter().map(|c| c.boot).collect();
+                b.dedup();
+                b.len()
+            })
+            .sum();
+        if boots == 1 {
+            warnings.push(format!(
+                "{label} is one boot: which CPUs the firmware leaves with changed MTRRs is \
+                 drawn anew at each boot, so boot each kernel several times"
+            ));
+        }
+        for (e, list) in side.iter().zip(lists.iter()) {
+            if let Some(item) = list.items.first().filter(|i| i.status != Status::Pass) {
+                let of = if side.len() > 1 {
+                    format!(" ({})", e.name)
+                } else {
+                    String::new()
+                };
+                warnings.push(format!("{label}{of}: {}", item.reason));
+            }
         }
     }
     let decisive = rows.iter().find(|r| r.change != Change::Unknown);
@@ -249,12 +316,12 @@ pub fn compare(before: &Evidence, after: &Evidence, threshold_pct: f64) -> Compa
         }
     };
     Comparison {
-        before: before.name.clone(),
-        after: after.name.clone(),
+        before: side_name(before),
+        after: side_name(after),
         cycles: (cb.len(), ca.len()),
         threshold_pct,
         rows,
-        mtrr: (mtrr_side(before, &lists.0), mtrr_side(after, &lists.1)),
+        mtrr: (mtrr_side(before, &lb), mtrr_side(after, &la)),
         warnings,
         change,
         verdict,

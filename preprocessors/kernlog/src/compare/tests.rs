@@ -45,7 +45,13 @@ fn medians_ratio_and_verdict() {
     );
     // The suspend span is 900 ms in every cycle: the same within 10%.
     assert_eq!(c.rows[2].change, Change::Same);
-    assert!(c.warnings.is_empty(), "{:?}", c.warnings);
+    // The same kernel version and command line; only: one boot a side.
+    assert_eq!(c.warnings.len(), 2, "{:?}", c.warnings);
+    assert!(
+        c.warnings[0].starts_with("BEFORE is one boot"),
+        "{:?}",
+        c.warnings
+    );
     let text = render_comparison(&c);
     assert!(text.lines().all(|l| l.chars().count() <= WIDTH), "{text}");
     assert!(text.ends_with(&wrap(&c.verdict, "", "  ")));
@@ -88,4 +94,24 @@ Dec 01 03:10:53.142200 host kernel: PM: suspend exit
         all.contains("BEFORE has 1 resumed cycle with a CPU bring-up"),
         "{all}"
     );
+}
+
+#[test]
+fn several_boots_of_a_side_are_pooled() {
+    let boots = [
+        side("7.3.4", &[500]),
+        side("7.3.4", &[700]),
+        side("7.3.4", &[600]),
+    ];
+    let fixed = [side("7.3.4-fix", &[20, 10]), side("7.3.4-fix", &[30])];
+    let before: Vec<&Evidence> = boots.iter().collect();
+    let after: Vec<&Evidence> = fixed.iter().collect();
+    let c = compare_sides(&before, &after, 10.0);
+    let b = c.rows[0].before.unwrap();
+    assert_eq!((b.n, b.median, b.min, b.max), (3, 600.0, 500.0, 700.0));
+    assert_eq!(c.rows[0].after.unwrap().median, 20.0);
+    assert_eq!(c.cycles, (3, 3));
+    assert!(c.before.ends_with("(3 boots)"), "{}", c.before);
+    // Three boots and three cycles a side: nothing to warn of.
+    assert!(c.warnings.is_empty(), "{:?}", c.warnings);
 }
