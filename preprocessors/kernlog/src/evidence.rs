@@ -247,6 +247,39 @@ mod tests {
     }
 
     #[test]
+    fn register_differences_name_each_register() {
+        let a = MtrrRegisters {
+            def_type: 0xc06,
+            fixed: Some([0x0606_0606_0606_0606; 11]),
+            variable: vec![(0x8000_0000, 0x7f_8000_0800)],
+        };
+        assert!(register_differences(&a, &a).is_empty());
+        let mut b = a.clone();
+        b.def_type = 0x406;
+        b.fixed.as_mut().unwrap()[2] = 0;
+        b.variable[0].0 = 0;
+        assert_eq!(
+            register_differences(&b, &a),
+            [
+                "MTRRdefType 0x406 against 0xc06",
+                "MTRRfix16K_A0000 0x0000000000000000 against 0x0606060606060606",
+                "variable 0 0x0/0x7f80000800 against 0x80000000/0x7f80000800",
+            ]
+        );
+        b.fixed = None;
+        b.variable.clear();
+        let d = register_differences(&b, &a);
+        assert!(
+            d.contains(&"fixed ranges present on one only".to_string()),
+            "{d:?}"
+        );
+        assert!(
+            d.contains(&"0 variable ranges against 1".to_string()),
+            "{d:?}"
+        );
+    }
+
+    #[test]
     fn the_banner_names_the_release_and_the_command_line() {
         let log = "\
 [    0.000000] Linux version 6.16.7-mtrrfix (root@host) (gcc 14) #1 SMP PREEMPT_DYNAMIC
