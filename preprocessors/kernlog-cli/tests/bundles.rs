@@ -207,6 +207,16 @@ fn compare_two_bundles_and_two_logs() {
         stdout.contains("SAME: bring-up phase median 509.139 ms before"),
         "{stdout}"
     );
+    // The lab's judge found the boot CPU restored (VFT) and every AP changed at its first
+    // check in each of the five resumes of both runs (data/qemu-lab/verdicts.yaml): all
+    // four CPUs, every cycle.
+    assert!(
+        stdout.contains(
+            "CPUs with changed MTRRs (cycles: 5 before, 5 after)\n  before  median 4  min 4  \
+             max 4\n  after   median 4  min 4  max 4\n  ratio 1.000: SAME"
+        ),
+        "{stdout}"
+    );
     let captures = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
     let out = kernlog(&[
         "compare",

@@ -188,7 +188,9 @@ pub fn render_reply(inputs: &[Evidence], threshold_pct: f64) -> String {
                 ),
             );
             for (figure, s) in side_stats(side) {
-                out.push_str(&wrap(&stats(&s), &format!("{:<16}", figure.name()), "  "));
+                out.push_str(figure.name());
+                out.push('\n');
+                out.push_str(&wrap(&stats(figure, &s), "  ", "  "));
             }
         }
     }
@@ -259,7 +261,12 @@ mod tests {
             "{text}"
         );
         // Enabling at 10.1 s, CPU1 up at 12.1 s.
-        assert!(text.contains("bring-up phase  median 2.000 s"), "{text}");
+        assert!(text.contains("bring-up phase\n  median 2.000 s"), "{text}");
+        // No mtrr=debug lines: no count of CPUs with changed MTRRs.
+        assert!(
+            text.contains("CPUs with changed MTRRs\n  no value"),
+            "{text}"
+        );
         assert!(
             text.contains("     3  [   10.100000] Enabling non-boot CPUs ..."),
             "{text}"

@@ -11,6 +11,7 @@ pub use render::{WIDTH, render_comparison, render_figures, stats, wrap};
 pub use sameness::{base_version, differences};
 pub use stats::Stats;
 
+use crate::analysis::Analysis;
 use crate::checklist::{Checklist, Limits, Status, check_evidence};
 use crate::evidence::Evidence;
 use crate::findings::FindingKind;
@@ -25,13 +26,18 @@ pub enum Figure {
     SlowestCpu,
     /// `PM: suspend entry` to `PM: suspend exit`.
     SuspendSpan,
+    /// With `mtrr=debug`: the CPUs whose MTRRs the kernel found changed and rewrote in the
+    /// cycle (the boot CPU's restore and the secondary CPUs' checks): the MTRR finding of
+    /// each cycle, as a count.
+    ChangedCpus,
 }
 
 impl Figure {
-    pub const ALL: [Figure; 3] = [
+    pub const ALL: [Figure; 4] = [
         Figure::BringupPhase,
         Figure::SlowestCpu,
         Figure::SuspendSpan,
+        Figure::ChangedCpus,
     ];
 
     pub fn name(self) -> &'static str {
@@ -39,12 +45,35 @@ impl Figure {
             Figure::BringupPhase => "bring-up phase",
             Figure::SlowestCpu => "slowest CPU",
             Figure::SuspendSpan => "suspend span",
+            Figure::ChangedCpus => "CPUs with changed MTRRs",
         }
     }
 
-    /// The figure of one cycle, in milliseconds.
-    pub fn of(self, c: &Cycle) -> Option<f64> {
+    /// True for durations (milliseconds), false for counts.
+    pub fn is_duration(self) -> bool {
+        self != Figure::ChangedCpus
+    }
+
+    /// The figure of cycle `index` of `analysis`: milliseconds, or a count.
+    pub fn of(self, analysis: &Analysis, index: usize) -> Option<f64> {
+        let c = analysis.cycles.get(index)?;
         match self {
+            Figure::ChangedCpus => {
+                let runs = &analysis.mtrr.runs;
+                let window = analysis.cycle_lines(index)?;
+                let mut cpus: Vec<u32> = runs
+                    .iter()
+                    .filter(|r| window.contains(&r.line))
+                    .filter(|r| r.changed())
+                    .map(|r| r.cpu)
+                    .collect();
+                if !runs.iter().any(|r| window.contains(&r.line)) {
+                    return None; // no mtrr=debug lines in this cycle
+                }
+                cpus.sort_unstable();
+                cpus.dedup();
+                Some(cpus.len() as f64)
+            }
             Figure::BringupPhase => c.enable_phase_ms(),
             Figure::SlowestCpu => c
                 .cpus
@@ -74,6 +103,15 @@ impl Change {
             Change::Slower => "SLOWER",
             Change::Same => "SAME",
             Change::Unknown => "UNKNOWN",
+        }
+    }
+
+    /// The label for a figure: FEWER and MORE for a count.
+    pub fn label_for(self, figure: Figure) -> &'static str {
+        match (figure.is_duration(), self) {
+            (false, Change::Faster) => "FEWER",
+            (false, Change::Slower) => "MORE",
+            _ => self.label(),
         }
     }
 }
@@ -163,18 +201,37 @@ fn mtrr_side(side: &[&Evidence], lists: &[Checklist]) -> MtrrSide {
     MtrrSide { items, findings }
 }
 
-/// The cycles of a side that resumed with a CPU bring-up: the ones with figures.
-pub fn resumed(e: &Evidence) -> Vec<&Cycle> {
-    e.analysis
-        .cycles
-        .iter()
-        .filter(|c| c.aborted.is_none() && (c.enable_start.is_some() || !c.cpus.is_empty()))
+/// The indices of the cycles of an input that resumed with a CPU bring-up: the ones with
+/// figures.
+pub fn resumed_indices(e: &Evidence) -> Vec<usize> {
+    let resumed =
+        |c: &Cycle| c.aborted.is_none() && (c.enable_start.is_some() || !c.cpus.is_empty());
+    (0..e.analysis.cycles.len())
+        .filter(|i| resumed(&e.analysis.cycles[*i]))
         .collect()
 }
 
-/// The resumed cycles of a side's inputs, together.
-fn pooled<'a>(side: &[&'a Evidence]) -> Vec<&'a Cycle> {
-    side.iter().flat_map(|e| resumed(e)).collect()
+/// The cycles of an input that resumed with a CPU bring-up.
+pub fn resumed(e: &Evidence) -> Vec<&Cycle> {
+    resumed_indices(e)
+        .into_iter()
+        .map(|i| &e.analysis.cycles[i])
+        .collect()
+}
+
+/// The resumed cycles of a side's inputs, together, as (analysis, cycle index).
+fn pooled<'a>(side: &[&'a Evidence]) -> Vec<(&'a Analysis, usize)> {
+    side.iter()
+        .flat_map(|e| resumed_indices(e).into_iter().map(|i| (&e.analysis, i)))
+        .collect()
+}
+
+/// `figure` over pooled cycles.
+fn values(figure: Figure, cycles: &[(&Analysis, usize)]) -> Vec<f64> {
+    cycles
+        .iter()
+        .filter_map(|(a, i)| figure.of(a, *i))
+        .collect()
 }
 
 /// Each figure of one side alone, over the resumed cycles of its inputs.
@@ -182,10 +239,7 @@ pub fn side_stats(side: &[&Evidence]) -> Vec<(Figure, Option<Stats>)> {
     let cycles = pooled(side);
     Figure::ALL
         .iter()
-        .map(|&f| {
-            let values: Vec<f64> = cycles.iter().filter_map(|c| f.of(c)).collect();
-            (f, Stats::of(&values))
-        })
+        .map(|&f| (f, Stats::of(&values(f, &cycles))))
         .collect()
 }
 
@@ -223,10 +277,10 @@ pub fn compare_sides(before: &[&Evidence], after: &[&Evidence], threshold_pct: f
     let rows: Vec<Row> = Figure::ALL
         .iter()
         .map(|&figure| {
-            let values = |cycles: &[&Cycle]| -> Vec<f64> {
-                cycles.iter().filter_map(|c| figure.of(c)).collect()
-            };
-            let (b, a) = (Stats::of(&values(&cb)), Stats::of(&values(&ca)));
+            let (b, a) = (
+                Stats::of(&values(figure, &cb)),
+                Stats::of(&values(figure, &ca)),
+            );
             let ratio = match (b, a) {
                 (Some(b), Some(a)) if b.median > 0.0 => Some(a.median / b.median),
                 _ => None,
@@ -295,7 +349,9 @@ pub fn compare_sides(before: &[&Evidence], after: &[&Evidence], threshold_pct: f
             }
         }
     }
-    let decisive = rows.iter().find(|r| r.change != Change::Unknown);
+    let decisive = rows
+        .iter()
+        .find(|r| r.figure.is_duration() && r.change != Change::Unknown);
     let change = decisive.map_or(Change::Unknown, |r| r.change);
     let verdict = match decisive {
         Some(r) => format!(

@@ -2,7 +2,7 @@
 
 use std::fmt::Write;
 
-use super::{Comparison, MtrrSide, Row, Stats};
+use super::{Comparison, Figure, MtrrSide, Row, Stats};
 use crate::findings::seconds;
 
 /// The width of every line: a mail's.
@@ -19,14 +19,22 @@ pub fn wrap(text: &str, first: &str, rest: &str) -> String {
     out
 }
 
-/// `median 1.2 s  min 1.0 s  max 2.0 s`, or "no value".
-pub fn stats(s: &Option<Stats>) -> String {
+/// `median 1.2 s  min 1.0 s  max 2.0 s` (or counts, for a figure that is one), or
+/// "no value".
+pub fn stats(figure: Figure, s: &Option<Stats>) -> String {
+    let show = |v: f64| {
+        if figure.is_duration() {
+            seconds(v)
+        } else {
+            format!("{v}")
+        }
+    };
     match s {
         Some(s) => format!(
             "median {}  min {}  max {}",
-            seconds(s.median),
-            seconds(s.min),
-            seconds(s.max)
+            show(s.median),
+            show(s.min),
+            show(s.max)
         ),
         None => "no value".to_string(),
     }
@@ -41,12 +49,12 @@ fn row(out: &mut String, r: &Row) {
         n(&r.before),
         n(&r.after)
     );
-    let _ = writeln!(out, "  before  {}", stats(&r.before));
-    let _ = writeln!(out, "  after   {}", stats(&r.after));
+    let _ = writeln!(out, "  before  {}", stats(r.figure, &r.before));
+    let _ = writeln!(out, "  after   {}", stats(r.figure, &r.after));
     let ratio = r
         .ratio
         .map_or("no ratio".to_string(), |x| format!("ratio {x:.3}"));
-    let _ = writeln!(out, "  {ratio}: {}", r.change.label());
+    let _ = writeln!(out, "  {ratio}: {}", r.change.label_for(r.figure));
 }
 
 fn mtrr(out: &mut String, side: &str, m: &MtrrSide) {
