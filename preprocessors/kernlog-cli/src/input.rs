@@ -79,6 +79,13 @@ pub fn evidence(path: &Path) -> Result<Evidence> {
             anyhow::anyhow!("{e}; name a bundle folder written by `kernlog capture`, or a log")
         });
     }
+    let name = path.file_name().and_then(|n| n.to_str());
+    if let Some(file @ ("capture.yaml" | "MANIFEST.yaml")) = name {
+        bail!(
+            "{} is the {file} of a bundle, not a log; name the bundle's folder",
+            path.display()
+        );
+    }
     let mut bytes = Vec::new();
     open(path)?
         .read_to_end(&mut bytes)

@@ -143,7 +143,9 @@ fn what_is_not_a_bundle_is_refused_clearly() {
     fs::write(&yaml, text_of.replace("kernlog-capture/1", "sleepgraph/5")).unwrap();
     let missing = copy("with-fix-changed");
     fs::remove_file(missing.path().join("mtrr/after-cycle-2.txt")).unwrap();
+    let yaml_file = bundle("with-fix-changed").join("capture.yaml");
     let cases = [
+        (s(&yaml_file).to_string(), "name the bundle's folder"),
         (s(empty.path()).to_string(), "no capture.yaml"),
         (s(other.path()).to_string(), "sleepgraph/5"),
         (s(missing.path()).to_string(), "mtrr/after-cycle-2.txt"),
@@ -345,4 +347,33 @@ fn report_html_of_a_plain_log_and_an_unwritable_file() {
             .1
             .contains("cannot write /nonexistent/dir/page.html")
     );
+}
+
+#[test]
+fn a_file_of_another_kind_is_told_to_have_no_suspend_in_it() {
+    // The first bytes of this test's own binary: not a log of any format.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("not-a-log.bin");
+    let bytes = fs::read(env!("CARGO_BIN_EXE_kernlog")).unwrap();
+    fs::write(&path, &bytes[..bytes.len().min(65536)]).unwrap();
+    let out = kernlog(&["check", s(&path)]);
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(3), "{stdout}{stderr}");
+    assert!(stdout.contains("[SKIP] every attempt resumed: no suspend attempt in the log"));
+    assert!(
+        stdout
+            .lines()
+            .last()
+            .unwrap()
+            .starts_with("UNKNOWN: no suspend attempt")
+    );
+    let out = kernlog(&["compare", s(&path), s(&path)]);
+    let (stdout, _) = text(&out);
+    assert!(
+        stdout.ends_with("UNKNOWN: nothing to compare: no figure has a value on both sides\n"),
+        "{stdout}"
+    );
+    let out = kernlog(&["report", s(&path)]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(text(&out).0.lines().all(|l| l.chars().count() <= 72));
 }

@@ -90,12 +90,16 @@ pub fn attempts_item(cycles: &[Cycle]) -> Item {
         .any(|a| matches!(a, Attempt::DidNotResume { .. }))
     {
         Status::Fail
+    } else if outcomes.is_empty() {
+        Status::Skip
     } else if told.is_empty() {
         Status::Pass
     } else {
         Status::Skip
     };
-    let reason = if told.is_empty() {
+    let reason = if outcomes.is_empty() {
+        "no suspend attempt in the log".to_string()
+    } else if told.is_empty() {
         format!(
             "{resumed} of {} attempt{} slept and resumed",
             outcomes.len(),

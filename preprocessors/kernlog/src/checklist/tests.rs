@@ -89,6 +89,7 @@ fn each_failure_reason() {
     // No resume at all.
     let none = check(&analyze_str("[ 1.000000] hello\n"), Limits::default());
     assert_eq!(none.overall, Overall::Unknown);
+    assert_eq!(none.items[0].status, Status::Skip, "no PASS for no attempt");
     assert!(
         none.verdict.contains("no suspend attempt"),
         "{}",
