@@ -8,6 +8,7 @@ use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
 use std::path::Path;
 
 use anyhow::{Context, Result, bail};
+use kernlog::evidence::Evidence;
 
 const BUFFER: usize = 256 * 1024;
 
@@ -68,4 +69,27 @@ impl Read for UpToNow {
             }
         }
     }
+}
+
+/// A bundle folder or a log (a file, `-`, a device) as evidence for `check`, `compare`
+/// and `report`; the log is read into memory, to be analysed and searched for its banner.
+pub fn evidence(path: &Path) -> Result<Evidence> {
+    if path.is_dir() {
+        return Evidence::open_bundle(path).map_err(|e| {
+            anyhow::anyhow!("{e}; name a bundle folder written by `kernlog capture`, or a log")
+        });
+    }
+    let name = path.file_name().and_then(|n| n.to_str());
+    if let Some(file @ ("capture.yaml" | "MANIFEST.yaml")) = name {
+        bail!(
+            "{} is the {file} of a bundle, not a log; name the bundle's folder",
+            path.display()
+        );
+    }
+    let mut bytes = Vec::new();
+    open(path)?
+        .read_to_end(&mut bytes)
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    Evidence::from_log(&path.display().to_string(), &bytes)
+        .with_context(|| format!("cannot read {}", path.display()))
 }

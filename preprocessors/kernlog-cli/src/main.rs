@@ -6,11 +6,14 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
-use kernlog::checklist::{Limits, check, render_checklist};
+use kernlog::checklist::{Limits, Overall, check_evidence, render_checklist};
+use kernlog::compare::{compare, render_comparison};
+use kernlog::reply::render_reply;
 use kernlog::report::Report;
 use kernlog::summary::render_summary;
 
 mod capture;
+mod html;
 mod input;
 mod pages;
 
@@ -37,14 +40,39 @@ enum Command {
         #[arg(long, env = "KERNLOG_SITE", default_value = DEFAULT_SITE)]
         site: String,
     },
-    /// Check a log taken with the patched kernel: PASS/FAIL per item; the exit status is 0
-    /// only when every item passes.
+    /// Check a log taken with the patched kernel: PASS/FAIL/SKIP per item, and a verdict;
+    /// exit status 0 for PASS, 1 for FAIL, 3 for UNKNOWN (the log did not show enough).
     Check {
-        /// The log of one or more suspend/resume cycles; `-` for stdin.
+        /// The log of one or more suspend/resume cycles (`-` for stdin), or a bundle folder
+        /// written by `kernlog capture`.
         file: PathBuf,
         /// Longest acceptable bring-up of one secondary CPU, in milliseconds.
         #[arg(long, default_value_t = kernlog::findings::SLOW_BRINGUP_MS)]
         max_bringup_ms: f64,
+    },
+    /// Compare two sides, before and after a patch: bring-up phase, slowest CPU, suspend
+    /// span (median, min, max over the cycles), the MTRR findings, the ratio and a verdict.
+    Compare {
+        /// The unpatched side: a bundle folder of `kernlog capture`, or a log.
+        before: PathBuf,
+        /// The patched side: a bundle folder, or a log.
+        after: PathBuf,
+        /// A change of the median by more than this many per cent counts.
+        #[arg(long, default_value_t = 10.0)]
+        threshold: f64,
+    },
+    /// A report for a reply on the kernel list (plain text, 72 columns, a Tested-by: line
+    /// to fill in); with two or more inputs the first is the baseline without the patch.
+    Report {
+        /// Bundle folders of `kernlog capture` (or logs): the baseline first.
+        #[arg(required = true)]
+        inputs: Vec<PathBuf>,
+        /// A change of the median by more than this many per cent counts.
+        #[arg(long, default_value_t = 10.0)]
+        threshold: f64,
+        /// Also write one self-contained HTML page (no JavaScript) of the inputs.
+        #[arg(long, value_name = "FILE")]
+        html: Option<PathBuf>,
     },
     /// Suspend and resume this machine N times (as root) and write a capture bundle: the
     /// kernel's log, every CPU's MTRRs after boot and after each resume, what was done.
@@ -88,13 +116,40 @@ fn run(cli: Cli) -> Result<ExitCode> {
             file,
             max_bringup_ms,
         } => {
-            let list = check(&analyze_path(&file)?, Limits { max_bringup_ms });
+            let list = check_evidence(&input::evidence(&file)?, Limits { max_bringup_ms });
             stdout.write_all(render_checklist(&list).as_bytes())?;
-            if list.passed {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::from(1)
+            match list.overall {
+                Overall::Pass => ExitCode::SUCCESS,
+                Overall::Fail => ExitCode::from(1),
+                Overall::Unknown => ExitCode::from(3),
             }
+        }
+        Command::Compare {
+            before,
+            after,
+            threshold,
+        } => {
+            check_threshold(threshold)?;
+            let (before, after) = (input::evidence(&before)?, input::evidence(&after)?);
+            let comparison = compare(&before, &after, threshold);
+            stdout.write_all(render_comparison(&comparison).as_bytes())?;
+            ExitCode::SUCCESS
+        }
+        Command::Report {
+            inputs,
+            threshold,
+            html,
+        } => {
+            check_threshold(threshold)?;
+            let evidence = inputs
+                .iter()
+                .map(|p| input::evidence(p))
+                .collect::<Result<Vec<_>>>()?;
+            if let Some(path) = html {
+                html::write(&path, &evidence, threshold)?;
+            }
+            stdout.write_all(render_reply(&evidence, threshold).as_bytes())?;
+            ExitCode::SUCCESS
         }
         Command::Capture(args) => {
             let line = capture::command_line(std::env::args());
@@ -110,6 +165,14 @@ fn run(cli: Cli) -> Result<ExitCode> {
     };
     stdout.flush().or_else(ignore_broken_pipe)?;
     Ok(code)
+}
+
+fn check_threshold(threshold: f64) -> Result<()> {
+    if threshold.is_finite() && threshold >= 0.0 {
+        Ok(())
+    } else {
+        anyhow::bail!("--threshold {threshold}: give a percentage of 0 or more")
+    }
 }
 
 fn verdict_text(verdict: &kernlog::bundle::Verdict) -> String {

@@ -90,32 +90,77 @@ fn unreadable_input_is_one_line_and_exit_2() {
     assert_eq!(dir.status.code(), Some(2));
 }
 
-/// `kernlog check` on the example captures: the exit status scripts rely on.
+/// `kernlog check` on the committed captures, none of them with `mtrr=debug` except the
+/// two so named: the exit status scripts rely on, and verdicts written by reading the logs.
 #[test]
 fn check_verdicts_on_the_example_captures() {
-    let examples = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
-    for (file, code, verdict) in [
-        ("before-fix.log", 1, "FAIL: CPU bring-up time"),
+    let fixtures = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let data = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../data/dmesg");
+    let unknown = "UNKNOWN: MTRR outcome unknown: nothing failed on 1 resume with a CPU bring-up, \
+                   but the log has no mtrr=debug lines";
+    for (path, code, verdict) in [
+        // Six of seven CPUs take 0.5-2 s each to come up: slow, whatever the MTRRs.
         (
-            "before-fix-mtrr-debug.log",
+            fixtures.join("before-fix.log"),
+            1,
+            "FAIL: CPU bring-up time",
+        ),
+        (
+            fixtures.join("before-fix-mtrr-debug.log"),
             1,
             "FAIL: CPU bring-up time, diagnostic",
         ),
-        ("after-fix.log", 0, "PASS: the fix restored the MTRRs"),
+        // The fix's diagnostic on line 19 but no MTRR cpu lines: the outcome is not shown.
+        (fixtures.join("after-fix.log"), 3, unknown),
         (
-            "conditional-fix-no-diagnostic-mtrr-debug.log",
+            fixtures.join("conditional-fix-no-diagnostic-mtrr-debug.log"),
             1,
             "FAIL: diagnostic",
         ),
-        ("healthy-synthetic.log", 0, "PASS: not affected"),
+        (fixtures.join("healthy-synthetic.log"), 3, unknown),
+        (
+            fixtures.join("resume-6.16.3-ubuntu-kernel.log"),
+            1,
+            "FAIL: CPU bring-up time",
+        ),
+        // Two lines of a T2 Mac's wake, no CPU bring-up at all.
+        (
+            fixtures.join("t2-mac-s3-wake-to-ec-unblock.log"),
+            3,
+            "UNKNOWN: no attempt resumed with a CPU bring-up",
+        ),
+        // 88 CPUs, only "Enabling non-boot CPUs" and "End enabling" 2.3 s later: no
+        // per-CPU line to time, no mtrr=debug.
+        (
+            data.join("lkml-2017-chen-yu-xeon-88cpu-after-patch-run1.log"),
+            3,
+            unknown,
+        ),
+        // The suspend half only: it ends with the last CPU offline.
+        (
+            data.join("suspend-6.16.3-ubuntu-kernel.log"),
+            1,
+            "FAIL: attempt 1 did not resume (suspend at line 1",
+        ),
     ] {
-        let path = examples.join(file);
         let out = kernlog(&["check", path.to_str().unwrap()]);
         let text = String::from_utf8(out.stdout).unwrap();
+        let file = path.display();
         assert_eq!(out.status.code(), Some(code), "{file}:\n{text}");
+        let last = text.lines().last().unwrap();
+        assert!(last.starts_with(verdict), "{file}:\n{text}");
+        if code == 3 && verdict == unknown {
+            assert!(
+                last.contains(
+                    "boot with mtrr=debug and the debug patch, or capture the MSRs \
+                               with `kernlog capture`"
+                ),
+                "{last}"
+            );
+        }
         assert!(
-            text.lines().last().unwrap().starts_with(verdict),
-            "{file}:\n{text}"
+            !last.contains("not affected") && !last.contains("restored"),
+            "{file}: {last}"
         );
     }
 }
@@ -161,6 +206,54 @@ fn a_folder_is_refused_with_a_hint() {
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("is a folder"), "{err}");
+}
+
+/// No committed log without the debug patch's lines gets a PASS that names an MTRR outcome:
+/// every capture of data/ (dmesg, journal, mtrr), examples/captures and the fixtures.
+#[test]
+fn no_pass_without_mtrr_evidence_on_any_committed_log() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut checked = 0;
+    for dir in [
+        "data/dmesg",
+        "data/journal",
+        "data/mtrr",
+        "examples/captures",
+        "preprocessors/kernlog-cli/tests/fixtures",
+    ] {
+        let Ok(entries) = std::fs::read_dir(root.join(dir)) else {
+            continue; // a packaged crate has no data/
+        };
+        for entry in entries {
+            let path = entry.unwrap().path();
+            if path.extension().is_none_or(|e| e != "log") {
+                continue;
+            }
+            let text = String::from_utf8_lossy(&std::fs::read(&path).unwrap()).into_owned();
+            if text.contains("MTRR cpu ") {
+                continue;
+            }
+            let out = kernlog(&["check", path.to_str().unwrap()]);
+            let stdout = String::from_utf8(out.stdout).unwrap();
+            let last = stdout.lines().last().unwrap_or("");
+            assert!(
+                !last.starts_with("PASS") && out.status.code() != Some(0),
+                "{}: {last}",
+                path.display()
+            );
+            assert!(
+                !last.contains("not affected") && !last.contains("restored the MTRRs"),
+                "{}: {last}",
+                path.display()
+            );
+            checked += 1;
+        }
+    }
+    assert!(
+        checked >= 40 || !root.join("data").is_dir(),
+        "{checked} logs"
+    );
+    eprintln!("{checked} logs without mtrr=debug lines checked");
 }
 
 /// Refused before it looks at the machine, so the test never suspends it, root or not.

@@ -29,10 +29,16 @@ pub mod render;
 pub mod scan;
 pub mod yaml;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
+#[cfg(feature = "preprocessor")]
+use std::path::PathBuf;
 
-use anyhow::{Context, bail};
+use anyhow::Context;
+#[cfg(feature = "preprocessor")]
+use anyhow::bail;
+#[cfg(feature = "preprocessor")]
 use mdbook_preprocessor::book::{Book, BookItem};
+#[cfg(feature = "preprocessor")]
 use mdbook_preprocessor::{Preprocessor, PreprocessorContext};
 
 use crate::book_index::BookIndex;
@@ -257,12 +263,14 @@ pub struct Chapter<'a> {
 }
 
 /// `journey.md` -> `journey.html`.
+#[cfg(feature = "preprocessor")]
 fn html_path(path: &Path) -> String {
     path.with_extension("html")
         .to_string_lossy()
         .replace('\\', "/")
 }
 
+#[cfg(feature = "preprocessor")]
 impl Preprocessor for KernLab {
     fn name(&self) -> &str {
         "kernlab"

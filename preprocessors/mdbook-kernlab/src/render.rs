@@ -52,20 +52,32 @@ impl Templates {
                 ));
             }
         }
+        Self::with_overrides(Some(dir))
+    }
+
+    /// The built-in templates alone, for the renderers used as a library (no book, so no
+    /// overrides).
+    pub fn builtin() -> Result<Self, String> {
+        Self::with_overrides(None)
+    }
+
+    fn with_overrides(dir: Option<&Path>) -> Result<Self, String> {
         let mut registry = Handlebars::new();
         registry.register_escape_fn(escape);
         registry.set_strict_mode(true);
         registry.set_prevent_indent(true);
         for (name, source) in BUILTIN {
-            let path = dir.join(format!("{name}.hbs"));
-            let text = if path.is_file() {
-                std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?
-            } else {
-                source.to_string()
+            let path = dir.map(|d| d.join(format!("{name}.hbs")));
+            let text = match &path {
+                Some(path) if path.is_file() => {
+                    std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?
+                }
+                _ => source.to_string(),
             };
+            let shown = path.map_or(format!("{name} (built in)"), |p| p.display().to_string());
             registry
                 .register_template_string(name, text)
-                .map_err(|e| format!("template {}: {e}", path.display()))?;
+                .map_err(|e| format!("template {shown}: {e}"))?;
         }
         Ok(Templates { registry })
     }

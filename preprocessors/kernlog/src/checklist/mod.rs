@@ -5,8 +5,17 @@
 //! reason and the lines that show it, and an overall verdict.
 
 use crate::analysis::{Analysis, KERNEL_STAMPED_CAPTURE};
+use crate::evidence::{Captured, Evidence};
 use crate::findings::{SLOW_BRINGUP_MS, seconds};
 use crate::resume::Cycle;
+
+mod attempts;
+mod captured;
+mod mtrr_items;
+
+pub use attempts::{Attempt, attempt};
+use attempts::{attempts_item, not_resumed, plural};
+use mtrr_items::{consistency_item, diagnostic_item, warnings_item};
 
 /// The message the fix prints once when it restored the MTRRs early on resume.
 pub const FIX_DIAGNOSTIC: &str = "MTRR settings on resume";
@@ -39,15 +48,40 @@ pub struct Item {
     pub lines: Vec<u64>,
 }
 
+/// The overall outcome: the first word of the verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Overall {
+    /// Nothing failed and the log showed the MTRR outcome (`mtrr=debug` lines).
+    Pass,
+    /// An item failed.
+    Fail,
+    /// Nothing failed, but the log did not show what the verdict would claim: the MTRR
+    /// outcome without `mtrr=debug`, or no attempt that resumed with a CPU bring-up.
+    Unknown,
+}
+
+impl Overall {
+    pub fn label(self) -> &'static str {
+        match self {
+            Overall::Pass => "PASS",
+            Overall::Fail => "FAIL",
+            Overall::Unknown => "UNKNOWN",
+        }
+    }
+}
+
 /// The whole checklist and its verdict.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Checklist {
     pub items: Vec<Item>,
-    /// True when no item failed.
-    pub passed: bool,
-    /// One line: PASS or FAIL and why.
+    pub overall: Overall,
+    /// One line: PASS, FAIL or UNKNOWN, a colon, and what the log showed.
     pub verdict: String,
 }
+
+/// How to show the MTRR outcome when the log does not.
+pub const MTRR_HINT: &str = "to show it, boot with mtrr=debug and the debug patch, or capture \
+                             the MSRs with `kernlog capture`";
 
 /// Limits of the checklist.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -109,28 +143,63 @@ fn windows(analysis: &Analysis) -> Vec<Window<'_>> {
 
 /// Check a log's analysis.
 pub fn check(analysis: &Analysis, limits: Limits) -> Checklist {
+    check_with(analysis, limits, None)
+}
+
+/// Check a log or a bundle: a bundle's `capture.yaml` tells cycles that never came back,
+/// and its MSR dumps show every CPU's MTRRs after each resume.
+pub fn check_evidence(evidence: &Evidence, limits: Limits) -> Checklist {
+    check_with(&evidence.analysis, limits, evidence.captured.as_ref())
+}
+
+fn check_with(analysis: &Analysis, limits: Limits, captured: Option<&Captured>) -> Checklist {
     let windows = windows(analysis);
+    let mut attempts = attempts_item(&analysis.cycles);
+    let mut told = not_resumed(&analysis.cycles);
+    if let Some(c) = captured {
+        let (more, hung) = captured::not_resumed(c);
+        if hung {
+            attempts.status = Status::Fail;
+        } else if !more.is_empty() && attempts.status == Status::Pass {
+            attempts.status = Status::Skip;
+        }
+        if !more.is_empty() {
+            let log = std::mem::take(&mut attempts.reason);
+            attempts.reason = format!("in the log, {log}; in capture.yaml, {}", more.join("; "));
+        }
+        told.extend(more);
+    }
     if windows.is_empty() {
-        let item = Item {
-            name: "resume found",
-            status: Status::Fail,
-            reason: "no CPU bring-up of a resume in the log: capture a suspend and resume \
-                     (journalctl -k -b -o short-monotonic, or dmesg)"
-                .into(),
-            lines: Vec::new(),
+        let (overall, verdict) = if attempts.status == Status::Fail {
+            (Overall::Fail, format!("FAIL: {}", told.join("; ")))
+        } else if told.is_empty() {
+            (
+                Overall::Unknown,
+                "UNKNOWN: no suspend attempt in the log, so nothing of the fix was shown; \
+                 capture a suspend and resume with `kernlog capture`, dmesg, or \
+                 journalctl -k -b -o short-monotonic"
+                    .to_string(),
+            )
+        } else {
+            (
+                Overall::Unknown,
+                format!(
+                    "UNKNOWN: no attempt resumed with a CPU bring-up, so nothing of the fix was \
+                     shown: {}",
+                    told.join("; ")
+                ),
+            )
         };
         return Checklist {
-            items: vec![item],
-            passed: false,
-            verdict: "FAIL: nothing to check".into(),
+            items: vec![attempts],
+            overall,
+            verdict,
         };
     }
     let resumed: Vec<&Cycle> = windows.iter().map(|w| w.cycle).collect();
     let logger_times = analysis.input.logger_stamped_records > 0;
-    let mut items = vec![
-        bringup_item(&resumed, limits, logger_times),
-        cpus_back_item(&resumed),
-    ];
+    let bringup = bringup_item(&resumed, limits, logger_times);
+    let untimed = bringup.status == Status::Skip;
     let diagnostic: Vec<u64> = analysis
         .mtrr
         .warnings
@@ -138,28 +207,99 @@ pub fn check(analysis: &Analysis, limits: Limits) -> Checklist {
         .filter(|w| w.text.contains(FIX_DIAGNOSTIC))
         .map(|w| w.line)
         .collect();
-    items.push(diagnostic_item(analysis, &windows, &diagnostic));
-    items.push(consistency_item(analysis, &windows));
-    items.push(warnings_item(analysis, &windows));
-    let passed = items.iter().all(|i| i.status != Status::Fail);
-    let untimed = items[0].status == Status::Skip;
-    let verdict = if !passed {
-        let failed: Vec<&str> = items
-            .iter()
-            .filter(|i| i.status == Status::Fail)
-            .map(|i| i.name)
-            .collect();
-        format!("FAIL: {}", failed.join(", "))
-    } else if diagnostic.is_empty() && untimed {
-        "PASS: nothing failed, but the CPU bring-up could not be timed (see above)".to_string()
-    } else if diagnostic.is_empty() {
-        "PASS: not affected (the MTRRs were not found changed on resume)".to_string()
-    } else {
-        "PASS: the fix restored the MTRRs as the CPUs came online".to_string()
+    let (diagnostic_item, restores) = diagnostic_item(analysis, &windows, &diagnostic);
+    // The debug lines show the values at the time of each run; the dumps, where a bundle
+    // has them, every register of every CPU once the resume was over.
+    let dumps = captured.and_then(captured::consistency_item);
+    let consistency = match (restores, dumps) {
+        (None, Some(item)) => item,
+        _ => consistency_item(analysis, &windows),
     };
+    let as_before = captured.and_then(captured::as_before_item);
+    let from_dumps = restores.is_none() && consistency.reason.starts_with("captured MSRs");
+    let consistent = consistency.status == Status::Pass
+        && as_before.as_ref().is_none_or(|i| i.status == Status::Pass);
+    let mut items = vec![
+        attempts,
+        bringup,
+        cpus_back_item(&resumed),
+        diagnostic_item,
+        consistency,
+    ];
+    items.extend(as_before);
+    items.push(warnings_item(analysis, &windows));
+    let failed: Vec<&str> = items
+        .iter()
+        .filter(|i| i.status == Status::Fail)
+        .map(|i| i.name)
+        .collect();
+    let n = windows.len();
+    let shown = format!("{n} resume{} with a CPU bring-up", plural(n));
+    let (overall, mut verdict) = match restores {
+        _ if !failed.is_empty() => (Overall::Fail, format!("FAIL: {}", failed.join(", "))),
+        Some(r) if consistent && r.changed > 0 => (
+            Overall::Pass,
+            format!(
+                "PASS: the fix restored the MTRRs: on {shown}, mtrr=debug showed the boot CPU's \
+                 MTRRs changed in {} with the diagnostic each time, and every CPU with the boot \
+                 CPU's values",
+                r.changed
+            ),
+        ),
+        Some(_) if consistent => (
+            Overall::Pass,
+            format!(
+                "PASS: not affected: on {shown}, mtrr=debug showed the boot CPU's MTRRs \
+                 unchanged and every CPU with its values"
+            ),
+        ),
+        None if consistent && from_dumps => (
+            Overall::Pass,
+            format!(
+                "PASS: MTRRs as they should be after each resume: on {shown}, the captured \
+                 MSRs showed every CPU with the boot CPU's values{}; whether the firmware \
+                 changed them on resume is shown only by mtrr=debug",
+                if items
+                    .iter()
+                    .any(|i| i.name == "MTRRs as before the suspend")
+                {
+                    " and its own values before the first suspend"
+                } else {
+                    ""
+                }
+            ),
+        ),
+        Some(_) => (
+            Overall::Unknown,
+            format!(
+                "UNKNOWN: nothing failed on {shown}, but not every CPU's MTRR values were shown \
+                 beside the boot CPU's (see above)"
+            ),
+        ),
+        None => {
+            let diag = if diagnostic.is_empty() {
+                String::new()
+            } else {
+                " (the fix's diagnostic is there, but not what changed)".to_string()
+            };
+            (
+                Overall::Unknown,
+                format!(
+                    "UNKNOWN: MTRR outcome unknown: nothing failed on {shown}, but the log has \
+                     no mtrr=debug lines{diag}; {MTRR_HINT}"
+                ),
+            )
+        }
+    };
+    if overall != Overall::Fail && untimed {
+        verdict.push_str("; the CPU bring-up could not be timed (see above)");
+    }
+    if !told.is_empty() {
+        verdict.push_str(&format!("; not tested: {}", told.join("; ")));
+    }
     Checklist {
         items,
-        passed,
+        overall,
         verdict,
     }
 }
@@ -190,7 +330,7 @@ fn bringup_item(cycles: &[&Cycle], limits: Limits, logger_times: bool) -> Item {
                  the kernel's; {KERNEL_STAMPED_CAPTURE}"
             )
         } else {
-            "the log has no time stamps for the CPU bring-up".to_string()
+            "the log has no timed per-CPU bring-up (Booting and CPUn is up lines)".to_string()
         };
         return Item {
             name: "CPU bring-up time",
@@ -234,7 +374,14 @@ fn cpus_back_item(cycles: &[&Cycle]) -> Item {
     }
     missing.sort_unstable();
     missing.dedup();
-    if missing.is_empty() {
+    if missing.is_empty() && cycles.iter().all(|c| c.cpus.is_empty()) {
+        Item {
+            name: "every CPU came back",
+            status: Status::Skip,
+            reason: "the log names no secondary CPU coming up".into(),
+            lines,
+        }
+    } else if missing.is_empty() {
         Item {
             name: "every CPU came back",
             status: Status::Pass,
@@ -247,221 +394,6 @@ fn cpus_back_item(cycles: &[&Cycle]) -> Item {
             name: "every CPU came back",
             status: Status::Fail,
             reason: format!("CPU {} did not come back up", list.join(", ")),
-            lines,
-        }
-    }
-}
-
-/// With `mtrr=debug`: the boot CPU's restores in each window that found its MTRRs changed
-/// (`None` without debug lines in the log).
-fn bp_changed_per_window(analysis: &Analysis, windows: &[Window]) -> Option<Vec<Vec<u64>>> {
-    let runs = &analysis.mtrr.runs;
-    if runs.is_empty() {
-        return None;
-    }
-    Some(
-        windows
-            .iter()
-            .map(|w| {
-                runs.iter()
-                    .filter(|r| r.cpu == 0 && r.changed())
-                    .filter(|r| w.contains(r.line) && r.line <= w.resume_line)
-                    .map(|r| r.line)
-                    .collect()
-            })
-            .collect(),
-    )
-}
-
-/// "resume 2, 4" for the 0-based window indices given.
-fn resume_list(indices: &[usize]) -> String {
-    let list: Vec<String> = indices.iter().map(|i| (i + 1).to_string()).collect();
-    format!(
-        "resume{} {}",
-        if indices.len() == 1 { "" } else { "s" },
-        list.join(", ")
-    )
-}
-
-fn diagnostic_item(analysis: &Analysis, windows: &[Window], diagnostic: &[u64]) -> Item {
-    let name = "diagnostic if and only if the MTRRs changed";
-    let Some(changed) = bp_changed_per_window(analysis, windows) else {
-        return Item {
-            name,
-            status: Status::Skip,
-            reason: if diagnostic.is_empty() {
-                "no diagnostic; boot with mtrr=debug to see whether the MTRRs changed".into()
-            } else {
-                "diagnostic present; boot with mtrr=debug to confirm the MTRRs changed".into()
-            },
-            lines: diagnostic.to_vec(),
-        };
-    };
-    let mut lines: Vec<u64> = changed.iter().flatten().copied().collect();
-    let (mut missing, mut spurious, mut changed_count) = (Vec::new(), Vec::new(), 0);
-    for (i, (w, bp_lines)) in windows.iter().zip(&changed).enumerate() {
-        let present: Vec<u64> = diagnostic
-            .iter()
-            .copied()
-            .filter(|l| w.contains(*l))
-            .collect();
-        changed_count += usize::from(!bp_lines.is_empty());
-        match (!bp_lines.is_empty(), !present.is_empty()) {
-            (true, false) => missing.push(i),
-            (false, true) => spurious.push(i),
-            _ => {}
-        }
-        lines.extend(present);
-    }
-    lines.sort_unstable();
-    let n = windows.len();
-    let (status, reason) = if !missing.is_empty() {
-        (
-            Status::Fail,
-            format!(
-                "the boot CPU's MTRRs changed but the diagnostic is missing ({} of {n}): \
-                 is the fix applied?",
-                resume_list(&missing)
-            ),
-        )
-    } else if !spurious.is_empty() {
-        (
-            Status::Fail,
-            format!(
-                "the diagnostic is present although the boot CPU's MTRRs did not change ({} of {n})",
-                resume_list(&spurious)
-            ),
-        )
-    } else if changed_count == 0 {
-        (
-            Status::Pass,
-            format!(
-                "the MTRRs did not change and there is no diagnostic ({n} resume{})",
-                if n == 1 { "" } else { "s" }
-            ),
-        )
-    } else {
-        (
-            Status::Pass,
-            format!(
-                "the boot CPU's MTRRs changed in {changed_count} of {n} resume{}, each time with \
-                 the diagnostic, and only then",
-                if n == 1 { "" } else { "s" }
-            ),
-        )
-    };
-    Item {
-        name,
-        status,
-        reason,
-        lines,
-    }
-}
-
-fn consistency_item(analysis: &Analysis, windows: &[Window]) -> Item {
-    let name = "every CPU consistent with the boot CPU";
-    let Some(changed) = bp_changed_per_window(analysis, windows) else {
-        return Item {
-            name,
-            status: Status::Skip,
-            reason: "no mtrr=debug change lines in the log".into(),
-            lines: Vec::new(),
-        };
-    };
-    let m = &analysis.mtrr;
-    if !m.bits_mismatches.is_empty() {
-        return Item {
-            name,
-            status: Status::Fail,
-            reason: "some MTRR debug lines are garbled (old XOR new differs from the bits shown)"
-                .into(),
-            lines: m.bits_mismatches.iter().map(|b| b.line).collect(),
-        };
-    }
-    // After a resume whose boot CPU needed a restore, each AP brought up must have been
-    // checked after its Booting line, within the same resume.
-    let mut unchecked = Vec::new();
-    let mut checked_resumes = 0;
-    for (i, (w, bp_lines)) in windows.iter().zip(&changed).enumerate() {
-        if bp_lines.is_empty() {
-            continue;
-        }
-        checked_resumes += 1;
-        for cpu in &w.cycle.cpus {
-            let from = cpu
-                .booting
-                .or(w.cycle.enable_start)
-                .map_or(w.lines.start, |e| e.line);
-            if !m
-                .runs
-                .iter()
-                .any(|r| r.cpu == cpu.cpu && r.line > from && w.contains(r.line))
-            {
-                unchecked.push(format!("CPU {} (resume {})", cpu.cpu, i + 1));
-            }
-        }
-    }
-    if checked_resumes == 0 {
-        Item {
-            name,
-            status: Status::Pass,
-            reason: "the boot CPU needed no restore, so the APs keep the usual single update"
-                .into(),
-            lines: Vec::new(),
-        }
-    } else if unchecked.is_empty() {
-        Item {
-            name,
-            status: Status::Pass,
-            reason: format!(
-                "every secondary CPU had its MTRRs checked after it came up ({checked_resumes} \
-                 resume{} with a restore)",
-                if checked_resumes == 1 { "" } else { "s" }
-            ),
-            lines: Vec::new(),
-        }
-    } else {
-        Item {
-            name,
-            status: Status::Fail,
-            reason: format!(
-                "{} never had its MTRRs checked after the resume: they may still differ",
-                unchecked.join(", ")
-            ),
-            lines: Vec::new(),
-        }
-    }
-}
-
-fn warnings_item(analysis: &Analysis, windows: &[Window]) -> Item {
-    let first = windows.first().map_or(0, |w| w.lines.start);
-    let (lines, before): (Vec<u64>, Vec<u64>) = analysis
-        .mtrr
-        .warnings
-        .iter()
-        .filter(|w| !w.text.contains(FIX_DIAGNOSTIC))
-        .map(|w| w.line)
-        .partition(|l| *l >= first);
-    let boot_note = if before.is_empty() {
-        String::new()
-    } else {
-        format!(
-            "; {} earlier, before the first suspend, not counted (boot-time)",
-            before.len()
-        )
-    };
-    if lines.is_empty() {
-        Item {
-            name: "no new warnings",
-            status: Status::Pass,
-            reason: format!("no MTRR warning besides the fix's diagnostic{boot_note}"),
-            lines,
-        }
-    } else {
-        Item {
-            name: "no new warnings",
-            status: Status::Fail,
-            reason: format!("{} MTRR warning(s) in the log{boot_note}", lines.len()),
             lines,
         }
     }

@@ -11,10 +11,10 @@
 //! caption: The secondary CPUs coming up one by one.
 //! ```
 
-mod analysis_views;
+pub mod analysis_views;
 mod captures;
 mod log;
-mod mtrr;
+pub mod mtrr;
 mod probes;
 mod source;
 mod tables;

@@ -1,0 +1,379 @@
+//! `check`, `compare` and `report` on capture bundles, and on what is not one. The test
+//! bundles are the QEMU lab's committed runs (`tests/fixtures/bundles/make.py`); the lab's
+//! own judge found every CPU's MTRRs after each of the five resumes equal to boot
+//! (`data/qemu-lab/verdicts.yaml`: "all 20 equal to boot").
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn bundle(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/bundles")
+        .join(name)
+}
+
+fn kernlog(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_kernlog"))
+        .args(args)
+        .env_remove("KERNLOG_SITE")
+        .output()
+        .expect("kernlog runs")
+}
+
+fn text(out: &Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// A copy of a fixture bundle, to spoil.
+fn copy(name: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let from = bundle(name);
+    fs::create_dir(dir.path().join("mtrr")).unwrap();
+    for sub in ["", "mtrr"] {
+        for entry in fs::read_dir(from.join(sub)).unwrap() {
+            let entry = entry.unwrap();
+            if entry.file_type().unwrap().is_file() {
+                fs::copy(entry.path(), dir.path().join(sub).join(entry.file_name())).unwrap();
+            }
+        }
+    }
+    dir
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+#[test]
+fn check_reads_a_bundle_and_its_msr_dumps() {
+    let b = bundle("with-fix-changed-no-debug");
+    let out = kernlog(&["check", "--max-bringup-ms", "5000", s(&b)]);
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{stderr}");
+    assert!(
+        stdout.contains(
+            "[PASS] every CPU consistent with the boot CPU: captured MSRs: 20 CPU dumps after 5 resumes"
+        ),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("[PASS] MTRRs as before the suspend"),
+        "{stdout}"
+    );
+    let last = stdout.lines().last().unwrap();
+    assert!(last.starts_with("PASS: MTRRs as they should be"), "{last}");
+    assert!(last.contains("shown only by mtrr=debug"), "{last}");
+}
+
+#[test]
+fn a_spoilt_dump_fails_with_the_register_named() {
+    let dir = copy("with-fix-changed-no-debug");
+    let path = dir.path().join("mtrr/after-cycle-3.txt");
+    let dump = fs::read_to_string(&path).unwrap();
+    // CPU 2's MTRRdefType with the MTRRs disabled (bit 11 clear).
+    let spoilt = dump.replace("cpu2 def=0000000000000c06", "cpu2 def=0000000000000406");
+    assert_ne!(dump, spoilt);
+    fs::write(&path, spoilt).unwrap();
+    let out = kernlog(&["check", "--max-bringup-ms", "5000", s(dir.path())]);
+    let (stdout, _) = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains("CPU 2 after resume 3: MTRRdefType 0x406 against 0xc06"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn a_cycle_left_suspending_is_a_machine_that_did_not_come_back() {
+    let dir = copy("with-fix-changed-no-debug");
+    let path = dir.path().join("capture.yaml");
+    let yaml = fs::read_to_string(&path).unwrap();
+    let spoilt = yaml.replacen(
+        "  - n: 5\n    requested: 2026-11-30T18:40:05Z\n    outcome: resumed",
+        "  - n: 5\n    requested: 2026-11-30T18:40:05Z\n    outcome: suspending",
+        1,
+    );
+    assert_ne!(yaml, spoilt);
+    fs::write(&path, spoilt).unwrap();
+    let out = kernlog(&["check", "--max-bringup-ms", "5000", s(dir.path())]);
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(1), "{stdout}{stderr}");
+    assert!(
+        stdout.contains("[FAIL] every attempt resumed")
+            && stdout.contains("capture cycle 5 did not resume (capture.yaml left at `suspending`"),
+        "{stdout}"
+    );
+    assert!(
+        stdout
+            .lines()
+            .last()
+            .unwrap()
+            .starts_with("FAIL: every attempt resumed")
+    );
+    // compare and report tell it too.
+    let out = kernlog(&["compare", s(&bundle("with-fix-changed")), s(dir.path())]);
+    let (stdout, _) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    let flat = stdout.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.contains(
+            "- AFTER: in the log, 5 of 5 attempts slept and resumed; in capture.yaml, \
+             capture cycle 5 did not resume (capture.yaml left at `suspending`"
+        ),
+        "{stdout}"
+    );
+    let out = kernlog(&["report", s(dir.path())]);
+    let (stdout, _) = text(&out);
+    assert!(
+        stdout.contains("tested: FAIL: every attempt resumed"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn what_is_not_a_bundle_is_refused_clearly() {
+    let empty = tempfile::tempdir().unwrap();
+    let other = copy("with-fix-changed");
+    let yaml = other.path().join("capture.yaml");
+    let text_of = fs::read_to_string(&yaml).unwrap();
+    fs::write(&yaml, text_of.replace("kernlog-capture/1", "sleepgraph/5")).unwrap();
+    let missing = copy("with-fix-changed");
+    fs::remove_file(missing.path().join("mtrr/after-cycle-2.txt")).unwrap();
+    let yaml_file = bundle("with-fix-changed").join("capture.yaml");
+    let cases = [
+        (s(&yaml_file).to_string(), "name the bundle's folder"),
+        (s(empty.path()).to_string(), "no capture.yaml"),
+        (s(other.path()).to_string(), "sleepgraph/5"),
+        (s(missing.path()).to_string(), "mtrr/after-cycle-2.txt"),
+        (
+            "/nonexistent/kernel.log".to_string(),
+            "cannot open /nonexistent/kernel.log",
+        ),
+    ];
+    for command in ["check", "compare", "report"] {
+        for (path, said) in &cases {
+            let good = bundle("with-fix-changed");
+            let args: Vec<&str> = match command {
+                "compare" => vec![command, s(&good), path],
+                _ => vec![command, path],
+            };
+            let out = kernlog(&args);
+            let (stdout, stderr) = text(&out);
+            assert_eq!(
+                out.status.code(),
+                Some(2),
+                "{command} {path}: {stdout}{stderr}"
+            );
+            assert!(stderr.starts_with("kernlog: "), "{stderr}");
+            assert!(stderr.contains(said), "{command} {path}: {stderr}");
+            assert!(!stderr.contains("panicked"), "{stderr}");
+        }
+    }
+}
+
+#[test]
+fn compare_two_bundles_and_two_logs() {
+    let out = kernlog(&[
+        "compare",
+        s(&bundle("without-fix-changed")),
+        s(&bundle("with-fix-changed")),
+    ]);
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{stderr}");
+    assert!(stdout.lines().all(|l| l.chars().count() <= 72), "{stdout}");
+    // Enabling non-boot CPUs to CPU3 is up in the five cycles of
+    // data/qemu-lab/without-fix-changed.log (lines 323-329, 416-422, ...): 509.139,
+    // 681.946, 45.966, 550.479 and 100.094 ms; the median is cycle 1's.
+    assert!(
+        stdout.contains(
+            "bring-up phase (cycles: 5 before, 5 after)\n  \
+             before  median 509.139 ms  min 45.966 ms  max 681.946 ms"
+        ),
+        "{stdout}"
+    );
+    // Same kernel release and command line: the only warnings are one boot a side.
+    let warnings: Vec<&str> = stdout.lines().filter(|l| l.starts_with("- ")).collect();
+    assert_eq!(
+        warnings,
+        [
+            "- BEFORE is one boot: which CPUs the firmware leaves with changed MTRRs",
+            "- AFTER is one boot: which CPUs the firmware leaves with changed MTRRs",
+        ],
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("SAME: bring-up phase median 509.139 ms before"),
+        "{stdout}"
+    );
+    // The lab's judge found the boot CPU restored (VFT) and every AP changed at its first
+    // check in each of the five resumes of both runs (data/qemu-lab/verdicts.yaml): all
+    // four CPUs, every cycle.
+    assert!(
+        stdout.contains(
+            "CPUs with changed MTRRs (cycles: 5 before, 5 after)\n  before  median 4  min 4  \
+             max 4\n  after   median 4  min 4  max 4\n  ratio 1.000: SAME"
+        ),
+        "{stdout}"
+    );
+    let captures = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let out = kernlog(&[
+        "compare",
+        s(&captures.join("before-fix.log")),
+        s(&captures.join("after-fix.log")),
+        "--threshold",
+        "20",
+    ]);
+    let (stdout, _) = text(&out);
+    // before-fix.log: Enabling at 102.942035, CPU7 up at 116.447284; after-fix.log:
+    // 60.352899 to 60.443996.
+    assert!(
+        stdout.contains("FASTER: bring-up phase median 13.505 s before, 91.097 ms"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("BEFORE and AFTER name no kernel"),
+        "{stdout}"
+    );
+    let bad = kernlog(&["compare", "x", "y", "--threshold", "-5"]);
+    assert_eq!(bad.status.code(), Some(2));
+}
+
+#[test]
+fn report_for_the_list_fits_72_columns_and_leaves_tested_by_open() {
+    let out = kernlog(&[
+        "report",
+        s(&bundle("without-fix-changed")),
+        s(&bundle("with-fix-changed")),
+    ]);
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{stderr}");
+    for line in stdout.lines() {
+        assert!(
+            line.chars().count() <= 72,
+            "{} columns: {line}",
+            line.chars().count()
+        );
+    }
+    assert!(
+        stdout.starts_with("Machine:  QEMU Standard PC (Q35 + ICH9, 2009)\n"),
+        "{stdout}"
+    );
+    // The patch is named by the bundle's label and kernel release (capture.yaml).
+    assert!(
+        stdout.contains("Tested:   \"7.3.4 with the fix (lab firmware changes the MTRRs)\" on\n          7.3.4-qemulab"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("SAME: bring-up phase median 509.139 ms before"),
+        "{stdout}"
+    );
+    // Line 386 of the AFTER bundle's kernel.log is the fix's diagnostic of the first resume.
+    assert!(
+        stdout.contains("   386  [    4.153476] mtrr: your CPUs had unexpected MTRR settings on\n"),
+        "{stdout}"
+    );
+    assert!(stdout.ends_with("Tested-by: NAME <ADDRESS>\n"), "{stdout}");
+    let missing = kernlog(&["report"]);
+    assert_eq!(missing.status.code(), Some(2));
+}
+
+#[test]
+fn the_html_page_is_self_contained_and_escapes_the_data() {
+    let dir = copy("with-fix-changed");
+    // A tester's label is free text: make it hostile.
+    let yaml = dir.path().join("capture.yaml");
+    let text_of = fs::read_to_string(&yaml).unwrap();
+    let hostile = "<script>alert(1)</script> & \\\"fix\\\"";
+    fs::write(
+        &yaml,
+        text_of.replace(
+            "label: \"7.3.4 with the fix (lab firmware changes the MTRRs)\"",
+            &format!("label: \"{hostile}\""),
+        ),
+    )
+    .unwrap();
+    let page = dir.path().join("report.html");
+    let out = kernlog(&[
+        "report",
+        "--html",
+        s(&page),
+        s(&bundle("without-fix-changed")),
+        s(dir.path()),
+    ]);
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{stderr}");
+    let html = fs::read_to_string(&page).unwrap();
+    assert!(html.starts_with("<!DOCTYPE html>"), "{html}");
+    let lower = html.to_lowercase();
+    assert!(
+        !lower.contains("<script"),
+        "no JavaScript, and the label escaped"
+    );
+    assert!(html.contains("&lt;script&gt;alert(1)&lt;/script&gt; &amp;"));
+    // Nothing fetched: no external stylesheet, image or script.
+    assert!(!lower.contains("<link") && !lower.contains("src=") && !lower.contains("url("));
+    assert!(html.contains("<style>"));
+    // The views of the notebook: per input and cycle, the phase timeline and the bring-up
+    // chart (2 inputs x 5 cycles x 2 charts), the MTRR diff of each cycle's changed run,
+    // and the captured MTRRs (20 CPU dumps of each input, none differing).
+    assert_eq!(html.matches("<svg").count(), 20);
+    assert_eq!(html.matches("<h3>Captured MTRRs</h3>").count(), 2);
+    assert!(html.contains("MTRRdefType"), "the MTRR diff view");
+}
+
+#[test]
+fn report_html_of_a_plain_log_and_an_unwritable_file() {
+    let log = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/before-fix.log");
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("page.html");
+    let out = kernlog(&["report", "--html", s(&page), s(&log)]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out).1);
+    let html = fs::read_to_string(&page).unwrap();
+    // One resume: its timeline is not complete in this excerpt, its bring-up chart is.
+    assert!(html.matches("<svg").count() >= 1, "{html}");
+    // A link named on the command line is followed (examples/captures links into data/).
+    let link = dir.path().join("link.log");
+    std::os::unix::fs::symlink(&log, &link).unwrap();
+    let out = kernlog(&["report", "--html", s(&page), s(&link)]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out).1);
+    let bad = kernlog(&["report", "--html", "/nonexistent/dir/page.html", s(&log)]);
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(
+        text(&bad)
+            .1
+            .contains("cannot write /nonexistent/dir/page.html")
+    );
+}
+
+#[test]
+fn a_file_of_another_kind_is_told_to_have_no_suspend_in_it() {
+    // The first bytes of this test's own binary: not a log of any format.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("not-a-log.bin");
+    let bytes = fs::read(env!("CARGO_BIN_EXE_kernlog")).unwrap();
+    fs::write(&path, &bytes[..bytes.len().min(65536)]).unwrap();
+    let out = kernlog(&["check", s(&path)]);
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(3), "{stdout}{stderr}");
+    assert!(stdout.contains("[SKIP] every attempt resumed: no suspend attempt in the log"));
+    assert!(
+        stdout
+            .lines()
+            .last()
+            .unwrap()
+            .starts_with("UNKNOWN: no suspend attempt")
+    );
+    let out = kernlog(&["compare", s(&path), s(&path)]);
+    let (stdout, _) = text(&out);
+    assert!(
+        stdout.ends_with("UNKNOWN: nothing to compare: no figure has a value on both sides\n"),
+        "{stdout}"
+    );
+    let out = kernlog(&["report", s(&path)]);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(text(&out).0.lines().all(|l| l.chars().count() <= 72));
+}
