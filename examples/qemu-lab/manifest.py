@@ -37,29 +37,30 @@ def main():
         f"made on {v['date']}; CI reruns the lab and compares verdicts.yaml, not these logs",
     ]
     entries = []
-    logs = sorted(p.stem for p in (data / "qemu-lab").glob("*.log"))
-    for name in logs:
+    bundles = sorted(p.name for p in (data / "qemu-lab").iterdir() if (p / "capture.yaml").is_file())
+    for name in bundles:
         kernel_key, _, case_key = name.rpartition("-")
         if kernel_key not in KERNELS or case_key not in CASES:
-            continue  # a log of another origin (the v1 comparison) keeps its own entry
+            continue
         kernel = KERNELS[kernel_key]
         bios, extra, firmware = CASES[case_key]
-        path = f"qemu-lab/{name}.log"
+        path = f"qemu-lab/{name}/kernel.log"
         lines = len((data / path).read_text(encoding="utf-8", errors="replace").splitlines())
         bios_arg = " -bios /usr/share/ovmf/OVMF.fd" if bios == "OVMF" else ""
         entries.append(
             [
                 f"- path: {path}",
                 "  source: examples/qemu-lab/run --update",
-                "  source_location: serial console of the guest",
+                "  source_location: /dev/kmsg in the guest, recorded by kernlog capture --method sysfs (the bundle's kernel.log; capture.yaml, mtrr/*.txt and its own MANIFEST.yaml beside it)",
                 "  section: QEMU lab",
                 f"  kernel: {v['release']}",
                 "  kernel_evidence: stated (include/config/kernel.release of the build)",
-                "  kind: dmesg",
+                "  kind: kmsg",
                 "  command: "
                 + q(
                     f"qemu-system-x86_64 -accel tcg -machine pc -smp {cpus} -m 256{bios_arg} -append 'console=ttyS0 "
-                    f"no_console_suspend mtrr=debug stop_machine_debug=1 printk.devkmsg=on labcycles={cycles}{extra}'"
+                    f"no_console_suspend loglevel=4 log_buf_len=4M mtrr=debug stop_machine_debug=1 printk.devkmsg=on labcycles={cycles}{extra}'; "
+                    f"in the guest: kernlog capture --method sysfs --mem-sleep deep --cycles {cycles}"
                 ),
                 "  follows: "
                 + q(f"the kernel {kernel} (with the debug and test-only patches) under {bios}; MTRRs {firmware}"),
@@ -115,9 +116,7 @@ def main():
     text = manifest.read_text(encoding="utf-8")
     head, *blocks = text.split("\n- path: ")
     ours = {e[0][len("- path: "):] for e in entries}
-    kept = [b for b in blocks if b.split("\n", 1)[0] not in ours and not (
-        b.startswith("qemu-lab/") and b.split("\n", 1)[0].endswith(".log") and not (data / b.split("\n", 1)[0]).exists()
-    )]
+    kept = [b for b in blocks if b.split("\n", 1)[0] not in ours and (data / b.split("\n", 1)[0]).exists()]
     out = "\n- path: ".join([head, *kept]).rstrip("\n") + "\n"
     out += "".join("\n".join(e) + "\n" for e in entries)
     manifest.write_text(out, encoding="utf-8")

@@ -3,7 +3,7 @@
 //! `compare`, the few log lines that matter, and a `Tested-by:` line for the tester to
 //! fill in.
 
-use crate::checklist::{FIX_DIAGNOSTIC, Limits, check_evidence};
+use crate::checklist::{Limits, check_evidence, is_fix_diagnostic};
 use crate::compare::{compare_sides, render_figures, resumed, side_stats, stats, wrap};
 use crate::evidence::Evidence;
 
@@ -64,7 +64,7 @@ fn lines_that_matter(e: &Evidence) -> Vec<u64> {
         a.mtrr
             .warnings
             .iter()
-            .find(|w| w.line >= first && w.text.contains(FIX_DIAGNOSTIC) == diagnostic)
+            .find(|w| w.line >= first && is_fix_diagnostic(&w.text) == diagnostic)
             .map(|w| w.line)
     };
     let mut more: Vec<u64> = Vec::new();

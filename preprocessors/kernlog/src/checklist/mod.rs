@@ -17,8 +17,15 @@ pub use attempts::{Attempt, attempt};
 use attempts::{attempts_item, not_resumed, plural};
 use mtrr_items::{consistency_item, diagnostic_item, warnings_item};
 
-/// The message the fix prints once when it restored the MTRRs early on resume.
-pub const FIX_DIAGNOSTIC: &str = "MTRR settings on resume";
+/// The lines the fix prints when it restored MTRRs on resume: v2's (`MTRRs of CPUs 1-7
+/// differed from the saved state, restored each as it came up`) and v1's (`mtrr: your CPUs
+/// had unexpected MTRR settings on resume`), which the notebook's MacBook captures show.
+pub const FIX_DIAGNOSTICS: [&str; 2] = ["differed from the saved state", "MTRR settings on resume"];
+
+/// Whether a log line is one of the fix's diagnostics ([`FIX_DIAGNOSTICS`]).
+pub fn is_fix_diagnostic(text: &str) -> bool {
+    FIX_DIAGNOSTICS.iter().any(|d| text.contains(d))
+}
 
 /// Outcome of one checklist item.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -204,7 +211,7 @@ fn check_with(analysis: &Analysis, limits: Limits, captured: Option<&Captured>) 
         .mtrr
         .warnings
         .iter()
-        .filter(|w| w.text.contains(FIX_DIAGNOSTIC))
+        .filter(|w| is_fix_diagnostic(&w.text))
         .map(|w| w.line)
         .collect();
     let (diagnostic_item, restores) = diagnostic_item(analysis, &windows, &diagnostic);
@@ -240,17 +247,17 @@ fn check_with(analysis: &Analysis, limits: Limits, captured: Option<&Captured>) 
         Some(r) if consistent && r.changed > 0 => (
             Overall::Pass,
             format!(
-                "PASS: the fix restored the MTRRs: on {shown}, mtrr=debug showed the boot CPU's \
-                 MTRRs changed in {} with the diagnostic each time, and every CPU with the boot \
-                 CPU's values",
+                "PASS: the fix restored the MTRRs: on {shown}, mtrr=debug showed secondary \
+                 CPUs back with changed MTRRs in {} with the diagnostic each time, and every CPU \
+                 with the boot CPU's values",
                 r.changed
             ),
         ),
         Some(_) if consistent => (
             Overall::Pass,
             format!(
-                "PASS: not affected: on {shown}, mtrr=debug showed the boot CPU's MTRRs \
-                 unchanged and every CPU with its values"
+                "PASS: not affected: on {shown}, mtrr=debug showed every \
+                 secondary CPU back with its MTRRs and every CPU with the boot CPU's values"
             ),
         ),
         None if consistent && from_dumps => (

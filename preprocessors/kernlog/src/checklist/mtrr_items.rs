@@ -1,6 +1,6 @@
 //! The checklist's MTRR items, judged from the debug patch's `MTRR cpu N ...` lines
-//! (`mtrr=debug`): the fix's diagnostic against the boot CPU's restore, every CPU's values
-//! against the boot CPU's, and the kernel's MTRR warnings.
+//! (`mtrr=debug`): the fix's diagnostic against what the secondary CPUs came back with,
+//! every CPU's values against the boot CPU's, and the kernel's MTRR warnings.
 
 use std::collections::BTreeMap;
 
@@ -8,11 +8,13 @@ use crate::analysis::Analysis;
 use crate::mtrr::{MtrrRun, RegisterChange, VariableRange};
 
 use super::attempts::plural;
-use super::{FIX_DIAGNOSTIC, Item, Status, Window};
+use super::{Item, Status, Window, is_fix_diagnostic};
 
-/// With `mtrr=debug`: the boot CPU's restores in each window that found its MTRRs changed
-/// (`None` without debug lines in the log).
-pub(super) fn bp_changed_per_window(
+/// With `mtrr=debug`: in each window, the first run of every secondary CPU after the resume
+/// began that found its MTRRs changed: the CPUs the firmware handed back changed, which the
+/// fix must restore and report (`None` without debug lines in the log). The boot CPU is left
+/// out: it is restored first, before anything else runs on it, with or without the fix.
+pub(super) fn aps_changed_per_window(
     analysis: &Analysis,
     windows: &[Window],
 ) -> Option<Vec<Vec<u64>>> {
@@ -24,9 +26,10 @@ pub(super) fn bp_changed_per_window(
         windows
             .iter()
             .map(|w| {
+                let mut seen = std::collections::HashSet::new();
                 runs.iter()
-                    .filter(|r| r.cpu == 0 && r.changed())
-                    .filter(|r| w.contains(r.line) && r.line <= w.resume_line)
+                    .filter(|r| r.cpu != 0 && w.contains(r.line) && r.line > w.resume_line)
+                    .filter(|r| seen.insert(r.cpu) && r.changed())
                     .map(|r| r.line)
                     .collect()
             })
@@ -53,7 +56,7 @@ pub(super) fn diagnostic_item(
     diagnostic: &[u64],
 ) -> (Item, Option<Restores>) {
     let name = "diagnostic if and only if the MTRRs changed";
-    let Some(changed) = bp_changed_per_window(analysis, windows) else {
+    let Some(changed) = aps_changed_per_window(analysis, windows) else {
         let reason = if diagnostic.is_empty() {
             "no diagnostic, and no mtrr=debug lines to show whether the MTRRs changed"
         } else {
@@ -69,14 +72,14 @@ pub(super) fn diagnostic_item(
     };
     let mut lines: Vec<u64> = changed.iter().flatten().copied().collect();
     let (mut missing, mut spurious, mut changed_count) = (Vec::new(), Vec::new(), 0);
-    for (i, (w, bp_lines)) in windows.iter().zip(&changed).enumerate() {
+    for (i, (w, ap_lines)) in windows.iter().zip(&changed).enumerate() {
         let present: Vec<u64> = diagnostic
             .iter()
             .copied()
             .filter(|l| w.contains(*l))
             .collect();
-        changed_count += usize::from(!bp_lines.is_empty());
-        match (!bp_lines.is_empty(), !present.is_empty()) {
+        changed_count += usize::from(!ap_lines.is_empty());
+        match (!ap_lines.is_empty(), !present.is_empty()) {
             (true, false) => missing.push(i),
             (false, true) => spurious.push(i),
             _ => {}
@@ -89,8 +92,8 @@ pub(super) fn diagnostic_item(
         (
             Status::Fail,
             format!(
-                "the boot CPU's MTRRs changed but the diagnostic is missing ({} of {n}): \
-                 is the fix applied?",
+                "secondary CPUs came back with changed MTRRs but the diagnostic is missing \
+                 ({} of {n}): is the fix (v2) applied?",
                 resume_list(&missing)
             ),
         )
@@ -98,7 +101,8 @@ pub(super) fn diagnostic_item(
         (
             Status::Fail,
             format!(
-                "the diagnostic is present although the boot CPU's MTRRs did not change ({} of {n})",
+                "the diagnostic is present although every secondary CPU came back with its \
+                 MTRRs ({} of {n})",
                 resume_list(&spurious)
             ),
         )
@@ -106,7 +110,8 @@ pub(super) fn diagnostic_item(
         (
             Status::Pass,
             format!(
-                "the MTRRs did not change and there is no diagnostic ({n} resume{})",
+                "every secondary CPU came back with its MTRRs and there is no diagnostic \
+                 ({n} resume{})",
                 plural(n)
             ),
         )
@@ -114,8 +119,8 @@ pub(super) fn diagnostic_item(
         (
             Status::Pass,
             format!(
-                "the boot CPU's MTRRs changed in {changed_count} of {n} resume{}, each time with \
-                 the diagnostic, and only then",
+                "secondary CPUs came back with changed MTRRs in {changed_count} of {n} \
+                 resume{}, each time with the diagnostic, and only then",
                 plural(n)
             ),
         )
@@ -195,7 +200,7 @@ fn values_after<'a>(runs: impl Iterator<Item = &'a MtrrRun>) -> BTreeMap<Registe
 
 pub(super) fn consistency_item(analysis: &Analysis, windows: &[Window]) -> Item {
     let name = "every CPU consistent with the boot CPU";
-    let Some(changed) = bp_changed_per_window(analysis, windows) else {
+    let Some(changed) = aps_changed_per_window(analysis, windows) else {
         return Item {
             name,
             status: Status::Skip,
@@ -220,7 +225,7 @@ pub(super) fn consistency_item(analysis: &Analysis, windows: &[Window]) -> Item 
     let (mut differ, mut unshown, mut lines) = (Vec::new(), Vec::new(), Vec::new());
     let (mut cpus_compared, mut values_compared) = (0usize, 0usize);
     let mut unshown_after_restore = false;
-    for (i, (w, bp_lines)) in windows.iter().zip(&changed).enumerate() {
+    for (i, (w, ap_lines)) in windows.iter().zip(&changed).enumerate() {
         let bp = values_after(m.runs.iter().filter(|r| r.cpu == 0 && w.contains(r.line)));
         for cpu in w.cycle.cpus.iter().filter(|c| c.cpu != 0) {
             let from = cpu
@@ -234,7 +239,12 @@ pub(super) fn consistency_item(analysis: &Analysis, windows: &[Window]) -> Item 
                 .collect();
             let Some(last) = runs.last() else {
                 unshown.push(format!("CPU {} (resume {})", cpu.cpu, i + 1));
-                unshown_after_restore |= !bp_lines.is_empty();
+                // A restore was seen: a secondary CPU came back changed, or the boot CPU's
+                // own restore rewrote it; every CPU then had to be checked.
+                unshown_after_restore |= !ap_lines.is_empty()
+                    || m.runs.iter().any(|r| {
+                        r.cpu == 0 && r.changed() && w.contains(r.line) && r.line <= w.resume_line
+                    });
                 continue;
             };
             let ap = values_after(runs.iter().copied());
@@ -306,7 +316,7 @@ pub(super) fn warnings_item(analysis: &Analysis, windows: &[Window]) -> Item {
         .mtrr
         .warnings
         .iter()
-        .filter(|w| !w.text.contains(FIX_DIAGNOSTIC))
+        .filter(|w| !is_fix_diagnostic(&w.text))
         .map(|w| w.line)
         .partition(|l| *l >= first);
     let boot_note = if before.is_empty() {

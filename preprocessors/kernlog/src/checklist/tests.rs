@@ -69,16 +69,20 @@ fn each_failure_reason() {
         "{HEALTHY}[  100.013000] mtrr: your CPUs had inconsistent variable MTRR settings\n"
     );
     assert_eq!(statuses(&warned)[5], Status::Fail);
-    // Boot CPU changed (mtrr=debug) but no diagnostic.
-    let changed = format!(
+    // Boot CPU changed (mtrr=debug), CPU 1 never checked: the boot CPU's own restore needs
+    // no diagnostic, but CPU 1's values were never shown.
+    let bp_only = format!(
         "[  99.000000] MTRR cpu 0 disable: 0000000000000c00 -> 0000000000000000 [bits 0000000000000c00]\n\
          [  99.000001] MTRR cpu 0 changes:__T\n\
          [  99.000002] MTRR cpu 0 enable: 0000000000000000 -> 0000000000000c06 [bits 0000000000000c06]\n\
          [  99.500000] ACPI: PM: Low-level resume complete\n{HEALTHY}"
     );
-    let s = statuses(&changed);
-    assert_eq!(s[3], Status::Fail, "missing diagnostic");
+    let s = statuses(&bp_only);
+    assert_eq!(s[3], Status::Pass, "no AP came back changed");
     assert_eq!(s[4], Status::Fail, "CPU 1 never checked");
+    // CPU 1 came back changed (its first run rewrote it), and no diagnostic: FAIL.
+    let ap_changed = format!("{}{}", cycle(10, true, false), "");
+    assert_eq!(statuses(&ap_changed)[3], Status::Fail, "missing diagnostic");
     // Diagnostic without a change.
     let spurious = format!(
         "[  99.000000] MTRR cpu 0 disable: 0000000000000c06 -> 0000000000000000 [bits 0000000000000c06]\n\
@@ -106,8 +110,9 @@ fn run(t: &str, cpu: u32, flags: &str) -> String {
     )
 }
 
-/// One suspend/resume cycle with one AP; `changed` makes the boot CPU's restore find
-/// its MTRRs changed, `diagnostic` adds the fix's message.
+/// One suspend/resume cycle with one AP; `changed` makes the firmware hand back the boot
+/// CPU and CPU 1 with changed MTRRs (each one's first run rewrites it), `diagnostic` adds
+/// the fix's (v2) message.
 fn cycle(t: u32, changed: bool, diagnostic: bool) -> String {
     let flags = if changed { "VFT" } else { "___" };
     let mut s = format!("[{t}.000000] PM: suspend entry (deep)\n");
@@ -117,11 +122,14 @@ fn cycle(t: u32, changed: bool, diagnostic: bool) -> String {
          [{t}.300000] Enabling non-boot CPUs ...\n\
          [{t}.300100] smpboot: Booting Node 0 Processor 1 APIC 0x2\n"
     );
-    s += &run(&format!("{t}.30050"), 0, "___");
-    s += &run(&format!("{t}.30060"), 1, "VFT");
+    s += &run(&format!("{t}.30050"), 1, flags);
     s += &format!("[{t}.301000] CPU1 is up\n");
+    s += &run(&format!("{t}.30150"), 0, "___");
+    s += &run(&format!("{t}.30160"), 1, "___");
     if diagnostic {
-        s += &format!("[{t}.302000] mtrr: your CPUs had unexpected MTRR settings on resume\n");
+        s += &format!(
+            "[{t}.302000] MTRRs of CPUs 1 differed from the saved state, restored each as it came up\n"
+        );
     }
     s + &format!("[{t}.400000] PM: suspend exit\n")
 }

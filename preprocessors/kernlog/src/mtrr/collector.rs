@@ -397,7 +397,8 @@ fn parse_map_line(m: &str) -> Option<(u64, u64, MemType)> {
 }
 
 fn is_warning(m: &str) -> bool {
-    ["mtrr: ", "MTRR: ", "x86/mtrr: "]
+    // The last is the fix's (v2) line, printed without a prefix.
+    ["mtrr: ", "MTRR: ", "x86/mtrr: ", "MTRRs of CPUs "]
         .iter()
         .any(|p| m.starts_with(p))
 }
