@@ -375,7 +375,11 @@ fn cpus_back_item(cycles: &[&Cycle]) -> Item {
     let mut missing = Vec::new();
     let mut lines = Vec::new();
     for c in cycles {
-        missing.extend(c.cpus_not_up());
+        // "CPUn is up" is the thaw's line: CPUs put online by hand after a resume (no
+        // "Enabling non-boot CPUs") print none, and only an error says they failed.
+        if c.enable_start.is_some() {
+            missing.extend(c.cpus_not_up());
+        }
         lines.extend(c.failures.iter().map(|f| f.line));
         missing.extend(c.failures.iter().map(|f| f.cpu));
     }

@@ -26,9 +26,14 @@ pub(super) fn aps_changed_per_window(
         windows
             .iter()
             .map(|w| {
+                // Only a thaw ("Enabling non-boot CPUs") brings frozen APs back; CPUs put
+                // online by hand after a resume are ordinary hotplug.
+                let Some(thaw) = w.cycle.enable_start.as_ref().map(|e| e.line) else {
+                    return Vec::new();
+                };
                 let mut seen = std::collections::HashSet::new();
                 runs.iter()
-                    .filter(|r| r.cpu != 0 && w.contains(r.line) && r.line > w.resume_line)
+                    .filter(|r| r.cpu != 0 && w.contains(r.line) && r.line > thaw)
                     .filter(|r| seen.insert(r.cpu) && r.changed())
                     .map(|r| r.line)
                     .collect()

@@ -273,3 +273,33 @@ fn attempts_that_did_not_resume_are_told_never_passed_over() {
             .contains("attempt 2 did not resume (suspend at line 4")
     );
 }
+
+#[test]
+fn cpus_put_online_by_hand_after_a_resume_are_not_a_thaw() {
+    // A resume with every AP offline (no thaw), then CPU 1 put online by hand: its MTRRs
+    // are rewritten by ordinary hotplug, nothing prints "CPU1 is up", and the fix has
+    // nothing to say. Then a real thaw in which CPU 1 comes back changed, with the line.
+    let by_hand = format!(
+        "[  5.000000] PM: suspend entry (deep)\n{}\
+         [  5.200000] ACPI: PM: Low-level resume complete\n\
+         [  5.400000] PM: suspend exit\n\
+         [  6.000000] smpboot: Booting Node 0 Processor 1 APIC 0x2\n{}",
+        run("5.10000", 0, "___"),
+        run("6.00010", 1, "VFT")
+    );
+    let log = format!("{by_hand}{}", cycle(10, true, true));
+    let list = check(&analyze_str(&log), Limits::default());
+    let item = |name: &str| list.items.iter().find(|i| i.name == name).unwrap();
+    assert_eq!(
+        item("every CPU came back").status,
+        Status::Pass,
+        "{}",
+        render_checklist(&list)
+    );
+    assert_eq!(
+        item("diagnostic if and only if the MTRRs changed").status,
+        Status::Pass,
+        "{}",
+        render_checklist(&list)
+    );
+}
