@@ -179,6 +179,11 @@ def main():
                 f"resume {i}: boot CPU write, APs restored early, thaw writes, thaw passes, "
                 f"rendezvous, diagnostics, APs up = {got}, expected {want}"
             )
+    # kernlog check, the tester's verdict: PASS with the fix; without it FAIL wherever the
+    # firmware handed the APs back changed (the diagnostic is missing), PASS where it did not.
+    want = "PASS" if kernel == "with-fix" or case == "good" else "FAIL"
+    if not verdict.startswith(want):
+        problems.append(f"kernlog check says {verdict!r}, expected {want}")
     if case == "stale" and len(aborted) != 1:
         problems.append(f"{len(aborted)} aborted attempts that thawed the APs, expected 1")
     # An aborted attempt has no firmware in it, but QEMU resets an AP's MTRRs on INIT (a real
