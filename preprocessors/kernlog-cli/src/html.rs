@@ -198,14 +198,16 @@ fn section(out: &mut String, e: &Evidence, index: usize) -> Result<()> {
         }
         out.push_str(&view(&engine, View::Bringup, &file, &id("bringup"))?);
         let window = e.analysis.cycle_lines(i);
-        let debug = e
+        // The diff of the first CPU whose registers were rewritten in this cycle (the boot
+        // CPU's restore, or an AP's when the firmware changed only the APs).
+        let changed = e
             .analysis
             .mtrr
             .runs
             .iter()
-            .any(|r| r.changed() && window.as_ref().is_some_and(|w| w.contains(&r.line)));
-        if debug {
-            let options = format!("{}show: diff\n", id("mtrr"));
+            .find(|r| r.changed() && window.as_ref().is_some_and(|w| w.contains(&r.line)));
+        if let Some(run) = changed {
+            let options = format!("{}show: diff\ncpu: {}\n", id("mtrr"), run.cpu);
             out.push_str(&view(&engine, View::Mtrr, &file, &options)?);
         }
     }
