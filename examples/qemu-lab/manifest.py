@@ -73,46 +73,42 @@ def main():
                 f"  lines: {lines}",
             ]
         )
-    entries.append(
-        [
-            "- path: qemu-lab/verdicts.yaml",
+    runs = len(entries)
+
+    def made_by_the_run(path, kind, location, description, records):
+        return [
+            f"- path: {path}",
             "  source: examples/qemu-lab/run --update",
-            "  source_location: written by examples/qemu-lab/judge.py",
+            f"  source_location: {location}",
             "  section: QEMU lab",
             f"  kernel: {v['release']}",
             "  kernel_evidence: stated (include/config/kernel.release of the build)",
-            "  kind: table",
+            f"  kind: {kind}",
             "  command: examples/qemu-lab/run --update",
             "  follows: the runs above",
-            "  description: "
-            + q("The verdicts of every run: kernlog check, MTRR writes, passes and rendezvous per resume, the APs restored early, every CPU's MTRRs against boot."),
+            "  description: " + q(description),
             "  elisions: []",
             "  notes:",
             *[f"  - {q(n)}" for n in notes],
-            f"  records: {len(entries)}",
-            f"  lines: {len((data / 'qemu-lab/verdicts.yaml').read_text().splitlines())}",
+            f"  records: {records}",
+            f"  lines: {len((data / path).read_text().splitlines())}",
         ]
-    )
-    entries.append(
-        [
-            "- path: qemu-lab/timings.yaml",
-            "  source: examples/qemu-lab/run --update",
-            "  source_location: written by examples/qemu-lab/judge.py from kernlog analyze",
-            "  section: QEMU lab",
-            f"  kernel: {v['release']}",
-            "  kernel_evidence: stated (include/config/kernel.release of the build)",
-            "  kind: table",
-            "  command: examples/qemu-lab/run --update",
-            "  follows: the runs above",
-            "  description: "
-            + q("The bring-up phase of every resume of every run, in emulator time (QEMU TCG on a shared 2-core machine), not hardware time."),
-            "  elisions: []",
-            "  notes:",
-            *[f"  - {q(n)}" for n in notes],
-            f"  records: {len(entries) - 1}",
-            f"  lines: {len((data / 'qemu-lab/timings.yaml').read_text().splitlines())}",
-        ]
-    )
+
+    entries.append(made_by_the_run(
+        "qemu-lab/verdicts.yaml", "table", "written by examples/qemu-lab/judge.py",
+        "The verdicts of every run: kernlog check, MTRR writes, passes and rendezvous per resume, "
+        "the APs restored early, every CPU's MTRRs against boot.", runs))
+    entries.append(made_by_the_run(
+        "qemu-lab/timings.yaml", "table", "written by examples/qemu-lab/judge.py from kernlog analyze",
+        "The bring-up phase and the whole thaw of every resume of every run, in emulator time "
+        "(QEMU TCG on a shared 2-core machine), not hardware time.", runs))
+    for case in ("seabios", "ovmf"):
+        path = f"qemu-lab/report-{case}.txt"
+        if (data / path).exists():
+            entries.append(made_by_the_run(
+                path, "report", f"kernlog report without-fix-{case} with-fix-{case}",
+                f"kernlog report on the {case} bundles, the kernel without the fix against v2, "
+                "as a tester would send it (emulator time).", 1))
     text = manifest.read_text(encoding="utf-8")
     head, *blocks = text.split("\n- path: ")
     ours = {e[0][len("- path: "):] for e in entries}

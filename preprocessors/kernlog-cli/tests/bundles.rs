@@ -3,22 +3,16 @@
 //! own judge found every CPU's MTRRs after each of the five resumes equal to boot
 //! (`data/qemu-lab/verdicts.yaml`: "all 20 equal to boot").
 
+mod common;
+use common::kernlog;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
 fn bundle(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/bundles")
         .join(name)
-}
-
-fn kernlog(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_kernlog"))
-        .args(args)
-        .env_remove("KERNLOG_SITE")
-        .output()
-        .expect("kernlog runs")
 }
 
 fn text(out: &Output) -> (String, String) {

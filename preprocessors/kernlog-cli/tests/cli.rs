@@ -1,20 +1,14 @@
 //! The `kernlog` binary as a user runs it.
 
+mod common;
+use common::kernlog;
 use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 
 fn data(rel: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures")
         .join(rel)
-}
-
-fn kernlog(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_kernlog"))
-        .args(args)
-        .env_remove("KERNLOG_SITE")
-        .output()
-        .expect("kernlog runs")
 }
 
 #[test]
