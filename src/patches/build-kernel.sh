@@ -58,6 +58,11 @@ for p in "$@"; do
 done
 cd "$tree"
 
+# What would stop the build later is checked before the tree is changed.
+if [ -n "$config" ] && grep -q '^CONFIG_DEBUG_INFO_BTF=y' "$config" && ! command -v pahole >/dev/null 2>&1; then
+  die "$config builds BTF, which needs pahole (Debian/Ubuntu: sudo apt install dwarves)"
+fi
+
 for p in $patches; do
   patch -p1 --fuzz=0 --dry-run --batch --silent <"$p" >/dev/null 2>&1 ||
     die "$(basename "$p") does not apply to $(pwd) without fuzz (already applied, or another kernel version?)"
