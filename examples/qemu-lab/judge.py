@@ -158,6 +158,8 @@ def main():
     with open(check_path, encoding="utf-8") as f:
         check_lines = f.read().splitlines()
     verdict = check_lines[-1] if check_lines else "no output"
+    # Line numbers depend on how many boot messages came first: not a verdict.
+    verdict = re.sub(r" \(lines? [0-9, -]+\)", "", verdict)
     items = [f"{m.group(1)} {m.group(2)}" for m in map(ITEM.match, check_lines) if m]
 
     runs = attempts(lines)
