@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Judge one run of the QEMU lab and print its entry of verdicts.yaml.
 
-Usage: judge.py KERNEL CASE BUNDLE ANALYSIS_JSON CHECK_OUTPUT APS CYCLES TIMINGS
+Usage: judge.py KERNEL CASE BUNDLE ANALYSIS_JSON CHECK_OUTPUT APS CYCLES
 
 KERNEL is without-fix or with-fix; CASE one of seabios, ovmf, clobber, good, stale (see
 examples/qemu-lab/run). BUNDLE is what `kernlog capture` recorded in the guest. The counts
@@ -19,10 +19,10 @@ each resume (a suspend whose boot CPU went through the platform's low-level resu
 
 Attempts that thawed the APs without a platform resume (pm_test) are counted apart: with the
 fix, what they restore early and report must be exactly the APs their own first pass found
-changed (QEMU resets an AP's MTRRs on INIT, so under QEMU that is every AP). The entry holds verdicts only, no timings, so that a rerun
-gives the same text; the bring-up phase of each resume (emulator time, from `kernlog
-analyze`) is appended to TIMINGS instead. Exits 1, with the reasons on stderr, when the run
-breaks what the lab expects for its kernel and case.
+changed (QEMU resets an AP's MTRRs on INIT, so under QEMU that is every AP). The entry holds
+verdicts only, no timings, so that a rerun gives the same text; timings.py writes the times.
+Exits 1, with the reasons on stderr, when the run breaks what the lab expects for its kernel
+and case.
 """
 
 import json
@@ -90,26 +90,6 @@ def count(attempt, aps):
     }
 
 
-KMSG = re.compile(r"^\d+,\d+,(\d+),[^;]*;(.*)$")
-
-
-def thaw_times(lines):
-    """Each thaw, from "Enabling non-boot CPUs" to the platform's "Waking up" line (the final
-    rendezvous included), in ms of the kernel's clock: the stamps of /dev/kmsg records."""
-    out, start = [], None
-    for line in lines:
-        m = KMSG.match(line)
-        if not m:
-            continue
-        usec, message = int(m.group(1)), m.group(2)
-        if "Enabling non-boot CPUs" in message:
-            start = usec
-        elif start is not None and "Waking up from system sleep state" in message:
-            out.append(round((usec - start) / 1000, 3))
-            start = None
-    return out
-
-
 def compare_dumps(bundle):
     dumps = pathlib.Path(bundle) / "mtrr"
 
@@ -149,7 +129,7 @@ def flow(values):
 
 
 def main():
-    kernel, case, bundle, json_path, check_path, aps, cycles, timings = sys.argv[1:9]
+    kernel, case, bundle, json_path, check_path, aps, cycles = sys.argv[1:8]
     aps, cycles = int(aps), int(cycles)
     with open(pathlib.Path(bundle) / "kernel.log", encoding="utf-8", errors="replace") as f:
         lines = f.read().splitlines()
@@ -198,13 +178,6 @@ def main():
                 f"an aborted attempt: APs found changed {a['changed']}, restored early {a['early']}, "
                 f"{a['diagnostics']} diagnostics"
             )
-
-    with open(timings, "a", encoding="utf-8") as f:
-        phases = [c.get("enable_phase_ms") for c in doc["cycles"] if c.get("cpus")]
-        f.write(
-            f"  - {{kernel: {kernel}, case: {case}, bringup_ms: {flow(phases)}, "
-            f"thaw_ms: {flow(thaw_times(lines))}}}\n"
-        )
 
     print(f"  - kernel: {kernel}")
     print(f"    case: {case}")

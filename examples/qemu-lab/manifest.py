@@ -99,8 +99,9 @@ def main():
         "The verdicts of every run: kernlog check, MTRR writes, passes and rendezvous per resume, "
         "the APs restored early, every CPU's MTRRs against boot.", runs))
     entries.append(made_by_the_run(
-        "qemu-lab/timings.yaml", "table", "written by examples/qemu-lab/judge.py from kernlog analyze",
-        "The bring-up phase and the whole thaw of every resume of every run, in emulator time "
+        "qemu-lab/timings.yaml", "table", "written by examples/qemu-lab/timings.py from kernlog analyze and the runs' kernel logs",
+        "The bring-up phase, the whole thaw and the MTRR rendezvous of every resume of every run, "
+        "with the medians per case and v2's over the unpatched kernel's, in emulator time "
         "(QEMU TCG on a shared 2-core machine), not hardware time.", runs))
     for case in ("seabios", "ovmf"):
         path = f"qemu-lab/report-{case}.txt"

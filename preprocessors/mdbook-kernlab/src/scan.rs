@@ -224,18 +224,20 @@ impl Markup {
 
     /// Read `text` up to `offset` (at or past the last one asked for): where is it?
     fn place_at(&mut self, text: &str, offset: usize) -> Option<&'static str> {
+        // Bytes, not `str` slices: `at` steps through multi-byte characters.
         let bytes = text.as_bytes();
-        while self.at < offset {
+        while self.at < offset.min(bytes.len()) {
             let b = bytes[self.at];
+            let rest = &bytes[self.at..];
             self.state = match self.state {
-                MarkupState::Comment if text[self.at..].starts_with("-->") => {
+                MarkupState::Comment if rest.starts_with(b"-->") => {
                     self.at += 2;
                     MarkupState::Text
                 }
                 MarkupState::Tag(None) if b == b'>' => MarkupState::Text,
                 MarkupState::Tag(None) if b == b'"' || b == b'\'' => MarkupState::Tag(Some(b)),
                 MarkupState::Tag(Some(q)) if b == q => MarkupState::Tag(None),
-                MarkupState::Text if text[self.at..].starts_with("<!--") => {
+                MarkupState::Text if rest.starts_with(b"<!--") => {
                     self.at += 3;
                     MarkupState::Comment
                 }
@@ -387,5 +389,17 @@ mod tests {
                 (14, "`{{kl:value b#/z}}` stands inside an HTML tag, where it cannot be rendered".into()),
             ]
         );
+    }
+
+    #[test]
+    fn raw_html_with_multibyte_text_before_a_directive_is_read_by_bytes() {
+        // Found by the fuzz campaign: a `µ` (two bytes) in raw HTML before a directive made
+        // the tag reader slice a string inside a character.
+        let md = "<details>\n<p>1 µs, 2 µs <!-- ünd --> {{kl:value a.log#/x}}</p>\n<div title=\"µ{{kl:value a.log#/y}}\">µ</div>\n</details>\n";
+        let found: Vec<(usize, bool)> = scan(md)
+            .iter()
+            .map(|s| (s.line, matches!(s.found, Found::Inline { .. })))
+            .collect();
+        assert_eq!(found, [(2, true), (3, false)]);
     }
 }
