@@ -40,11 +40,13 @@ V1_DIAGNOSTIC = "unexpected MTRR settings on resume"
 
 
 def attempts(lines):
-    """Each suspend attempt that thawed the APs: (resumed, bp_lines, thaw_lines)."""
+    """Each suspend attempt that thawed the APs: whether the platform resumed it, the boot
+    CPU's lines before the thaw, the thaw's lines and the line that ended the thaw (None if
+    the log ends inside it)."""
     out, current = [], None
     for line in lines:
         if "PM: suspend entry" in line:
-            current = {"bp": [], "thaw": [], "thawing": False, "resumed": False}
+            current = {"bp": [], "thaw": [], "thawing": False, "resumed": False, "end": None}
             out.append(current)
             continue
         if current is None:
@@ -53,8 +55,9 @@ def attempts(lines):
             current["resumed"] = True
         if "Enabling non-boot CPUs" in line:
             current["thawing"] = True
-        if "PM: suspend exit" in line or "Waking up from system sleep state" in line:
+        if current["thawing"] and ("PM: suspend exit" in line or "Waking up from system sleep state" in line):
             current["thawing"] = False
+            current["end"] = line
         if current["thawing"]:
             current["thaw"].append(line)
         elif not current["thaw"]:

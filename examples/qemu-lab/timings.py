@@ -2,13 +2,17 @@
 """Write the QEMU lab's timings.yaml: how long each resume's CPU bring-up took, in emulator
 time, and what that says (or does not) about the fix.
 
-Usage: timings.py OUT ACCEL LOAD RUN...   each RUN is KERNEL/CASE=BUNDLE_DIR:ANALYSIS_JSON
+Usage: timings.py OUT ACCEL LOAD RUN...   each RUN is KERNEL/CASE=BUNDLE_DIR
 
-For every run, per resume: the bring-up phase (from "Enabling non-boot CPUs" to the last CPU
-up, as `kernlog analyze` measures it), the thaw (to the platform's "Waking up" line, so the
-final rendezvous is in it) and the length of each MTRR rendezvous of the thaw (from the debug
-patch's `stop_machine: rendezvous` line to the last MTRR line of that rendezvous). Then, per
-case, the medians and the ratio of v2's median to the unpatched kernel's. These are times of
+The log is cut into suspend attempts the way judge.py cuts it. For every attempt that the
+platform resumed: the bring-up phase (from "Enabling non-boot CPUs" to the last "CPUn is up",
+null if no CPU came up), the thaw (to the line that ends it, the platform's "Waking up", so
+the final rendezvous is in it), each AP's own step (from its "Booting ... Processor N" line to
+its "CPUN is up") and each MTRR rendezvous of the thaw, timed from the debug
+patch's `stop_machine: rendezvous` line to its last MTRR write (the last `MTRR cpu` line
+before the next rendezvous, "CPUn is up" or the end of the thaw; the debug patch prints no
+line when a rendezvous ends). Attempts without a platform resume (pm_test) are only counted.
+Then, per case, the medians and v2's median over the unpatched kernel's. These are times of
 QEMU's TCG on the host that ran the lab, which is why the header records how QEMU ran the
 vCPUs (ACCEL) and the host's load average when the lab started (LOAD); CI does not compare
 them.
@@ -21,50 +25,56 @@ import re
 import statistics
 import sys
 
+from judge import attempts
+
 KMSG = re.compile(r"^\d+,\d+,(\d+),[^;]*;(.*)$")
 RENDEZVOUS = re.compile(r"stop_machine: rendezvous for (cache_\w+)")
+UP = re.compile(r"\bCPU(\d+) is up")
+BOOTING = re.compile(r"smpboot: Booting Node \d+ Processor (\d+)")
 # v2's rendezvous for one incoming AP; the kernel's own one after the bring-up is
 # cache_rendezvous_handler.
 EARLY = "cache_incoming_cpu_handler"
 
 
-def records(bundle):
-    text = (pathlib.Path(bundle) / "kernel.log").read_text(encoding="utf-8", errors="replace")
-    return [(int(m.group(1)), m.group(2)) for m in map(KMSG.match, text.splitlines()) if m]
-
-
-def thaws(recs):
-    """Each thaw's records, from "Enabling non-boot CPUs" to the platform's "Waking up"."""
-    out, current = [], None
-    for usec, message in recs:
-        if "Enabling non-boot CPUs" in message:
-            current = [(usec, message)]
-        elif current is not None:
-            current.append((usec, message))
-            if "Waking up from system sleep state" in message:
-                out.append(current)
-                current = None
-    return out
+def stamped(line):
+    """(microseconds, message) of a /dev/kmsg record, or None for a continuation line."""
+    m = KMSG.match(line)
+    return (int(m.group(1)), m.group(2)) if m else None
 
 
 def ms(usec):
     return round(usec / 1000, 3)
 
 
-def rendezvous_ms(thaw):
-    """(handler, ms) for each MTRR rendezvous in one thaw."""
-    out = []
-    for i, (start, message) in enumerate(thaw):
+def time_attempt(attempt):
+    """Bring-up and thaw in ms, (handler, ms) for each MTRR rendezvous of one thaw, and the
+    ms of each AP's step (from its "Booting ... Processor N" line to its "CPUN is up")."""
+    thaw = [r for r in map(stamped, attempt["thaw"]) if r]
+    start = thaw[0][0]
+    ups = [usec for usec, message in thaw if UP.search(message)]
+    end = stamped(attempt["end"]) if attempt["end"] else None
+    rendezvous = []
+    for i, (begin, message) in enumerate(thaw):
         m = RENDEZVOUS.search(message)
         if not m:
             continue
-        end = start
+        last = begin
         for usec, later in thaw[i + 1 :]:
-            if not later.startswith("MTRR cpu"):
+            if later.startswith("stop_machine:") or UP.search(later):
                 break
-            end = usec
-        out.append((m.group(1), ms(end - start)))
-    return out
+            if later.startswith("MTRR cpu"):
+                last = usec
+        rendezvous.append((m.group(1), ms(last - begin)))
+    booting, steps = {}, []
+    for usec, message in thaw:
+        m = BOOTING.search(message)
+        if m:
+            booting[m.group(1)] = usec
+        m = UP.search(message)
+        if m and m.group(1) in booting:
+            steps.append(ms(usec - booting.pop(m.group(1))))
+    bringup = ms(ups[-1] - start) if ups else None
+    return bringup, (ms(end[0] - start) if end else None), rendezvous, steps
 
 
 def median(values):
@@ -72,66 +82,80 @@ def median(values):
     return round(statistics.median(values), 3) if values else None
 
 
-def yaml_number(value):
-    return "null" if value is None else str(value)
+def scalar(value):
+    """A YAML scalar: null, a number, or a string quoted as JSON (which YAML reads)."""
+    if value is None:
+        return "null"
+    return str(value) if isinstance(value, (int, float)) else json.dumps(value)
 
 
 def flow(values):
-    return "[" + ", ".join(map(yaml_number, values)) + "]"
+    return "[" + ", ".join(map(scalar, values)) + "]"
 
 
 def ratio(a, b):
-    return "null" if not a or not b else round(a / b, 2)
+    return round(a / b, 2) if a and b else None
 
 
 def main():
     out, accel, load, runs = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4:]
     lines = [
         "# Emulator time (QEMU TCG on the machine that ran the lab), not hardware time, in ms per",
-        "# resume: bringup_ms from Enabling non-boot CPUs to the last CPU up (kernlog analyze),",
-        "# thaw_ms to the platform's Waking up line (the final rendezvous included), and the",
-        "# count and median length of the MTRR rendezvous in the thaws: v2's early ones (one per",
-        "# AP restored as it came up) and the final one after the bring-up. summary: the medians",
-        "# per case and v2's median over the unpatched kernel's.",
+        "# resume: bringup_ms from Enabling non-boot CPUs to the last CPU up, thaw_ms to the",
+        "# platform's Waking up line (the final rendezvous included), and the count and median",
+        "# of the MTRR rendezvous in the thaws, each from its start to its last MTRR write: v2's",
+        "# early ones (one per AP restored as it came up) and the final one after the bring-up;",
+        "# ap_step: each AP's own step, from its Booting line to its CPUn is up line.",
+        "# summary: the medians per case and v2's median over the unpatched kernel's.",
         "# Generated by examples/qemu-lab/timings.py; CI does not compare it.",
-        f"accel: \"{accel}\"",
+        f"accel: {scalar(accel)}",
         f"host_cpus: {os.cpu_count()}",
-        f"host_load_at_start: \"{load}\"",
+        f"host_load_at_start: {scalar(load)}",
         "runs:",
     ]
     medians = {}
     for run in runs:
-        name, paths = run.split("=", 1)
-        bundle, analysis = paths.rsplit(":", 1)
+        name, bundle = run.split("=", 1)
         kernel, case = name.split("/")
-        with open(analysis, encoding="utf-8") as f:
-            doc = json.load(f)
-        bringup = [c.get("enable_phase_ms") for c in doc["cycles"] if c.get("cpus")]
-        resumed = thaws(records(bundle))
-        thaw = [ms(t[-1][0] - t[0][0]) for t in resumed]
-        early, final = [], []
-        for t in resumed:
-            for handler, length in rendezvous_ms(t):
-                (early if handler == EARLY else final).append(length)
-        lines.append(f"  - kernel: {kernel}")
-        lines.append(f"    case: {case}")
-        lines.append(f"    bringup_ms: {flow(bringup)}")
-        lines.append(f"    thaw_ms: {flow(thaw)}")
-        lines.append(f"    early_rendezvous: {len(early)}")
-        lines.append(f"    early_rendezvous_median_ms: {yaml_number(median(early))}")
-        lines.append(f"    final_rendezvous: {len(final)}")
-        lines.append(f"    final_rendezvous_median_ms: {yaml_number(median(final))}")
-        medians[(kernel, case)] = (median(bringup), median(thaw))
+        log = (pathlib.Path(bundle) / "kernel.log").read_text(encoding="utf-8", errors="replace")
+        found = attempts(log.splitlines())
+        timed = [time_attempt(a) for a in found if a["resumed"]]
+        bringup = [t[0] for t in timed]
+        thaw = [t[1] for t in timed]
+        early = [length for t in timed for handler, length in t[2] if handler == EARLY]
+        final = [length for t in timed for handler, length in t[2] if handler != EARLY]
+        steps = [step for t in timed for step in t[3]]
+        lines += [
+            f"  - kernel: {scalar(kernel)}",
+            f"    case: {scalar(case)}",
+            f"    bringup_ms: {flow(bringup)}",
+            f"    thaw_ms: {flow(thaw)}",
+            f"    attempts_without_platform_resume: {len(found) - len(timed)}",
+            f"    ap_steps: {len(steps)}",
+            f"    ap_step_median_ms: {scalar(median(steps))}",
+            f"    early_rendezvous: {len(early)}",
+            f"    early_rendezvous_median_ms: {scalar(median(early))}",
+            f"    final_rendezvous: {len(final)}",
+            f"    final_rendezvous_median_ms: {scalar(median(final))}",
+        ]
+        medians[(kernel, case)] = (median(bringup), median(thaw), median(steps))
     lines.append("summary:")
-    for (kernel, case), (bringup, thaw) in medians.items():
+    for (kernel, case), (bringup, thaw, step) in medians.items():
         if kernel != "with-fix" or ("without-fix", case) not in medians:
             continue
-        base_bringup, base_thaw = medians[("without-fix", case)]
-        lines.append(
-            f"  - {{case: {case}, without_fix_bringup_ms: {yaml_number(base_bringup)}, v2_bringup_ms: {yaml_number(bringup)}, "
-            f"bringup_ratio: {ratio(bringup, base_bringup)}, without_fix_thaw_ms: {yaml_number(base_thaw)}, "
-            f"v2_thaw_ms: {yaml_number(thaw)}, thaw_ratio: {ratio(thaw, base_thaw)}}}"
-        )
+        base_bringup, base_thaw, base_step = medians[("without-fix", case)]
+        fields = {
+            "case": case,
+            "without_fix_bringup_ms": base_bringup,
+            "v2_bringup_ms": bringup,
+            "bringup_ratio": ratio(bringup, base_bringup),
+            "without_fix_thaw_ms": base_thaw,
+            "v2_thaw_ms": thaw,
+            "thaw_ratio": ratio(thaw, base_thaw),
+            "without_fix_ap_step_ms": base_step,
+            "v2_ap_step_ms": step,
+        }
+        lines.append("  - {" + ", ".join(f"{k}: {scalar(v)}" for k, v in fields.items()) + "}")
     if lines[-1] == "summary:":
         lines[-1] += " []"
     pathlib.Path(out).write_text("\n".join(lines) + "\n", encoding="utf-8")
