@@ -39,7 +39,8 @@ pub struct Site {
 }
 
 static INLINE: LazyLock<Regex> =
-    LazyLock::new(|| Regex::new(r"\{\{kl:([^{}\n]*)\}\}").expect("valid regex"));
+    // One line: a carriage return ends a line for Markdown as a line feed does.
+    LazyLock::new(|| Regex::new(r"\{\{kl:([^{}\r\n]*)\}\}").expect("valid regex"));
 
 /// The start of anything meant as an inline directive: `{{`, spaces, `kl`.
 static OPENING: LazyLock<Regex> =
@@ -263,7 +264,8 @@ impl Markup {
 
 /// Why the text at the start of `rest` (which opens like a directive) is none.
 fn malformed(rest: &str) -> String {
-    let line = rest.lines().next().unwrap_or(rest);
+    // Its line, ended by a line feed or a carriage return, as Markdown ends lines.
+    let line = rest.split(['\n', '\r']).next().unwrap_or(rest);
     let mut shown: String = line.chars().take(40).collect();
     if shown.len() < line.len() {
         shown.push_str("...");
@@ -401,5 +403,29 @@ mod tests {
             .map(|s| (s.line, matches!(s.found, Found::Inline { .. })))
             .collect();
         assert_eq!(found, [(2, true), (3, false)]);
+    }
+
+    #[test]
+    fn a_directive_broken_by_carriage_returns_is_not_one_site_across_blocks() {
+        // Found by the fuzz campaign: carriage returns are line ends to Markdown, so a
+        // "directive" spanning them held a code fence, and the two sites overlapped.
+        let md = "Text {{kl:value a.log#/x\r\r~~~c\rint x;\r~~~\r}} more.\n";
+        let sites = scan(md);
+        assert!(
+            !sites
+                .iter()
+                .any(|s| matches!(s.found, Found::Inline { .. })),
+            "{sites:#?}"
+        );
+        let mut ranges: Vec<_> = sites.iter().map(|s| s.range.clone()).collect();
+        ranges.sort_by_key(|r| r.start);
+        assert!(
+            ranges.windows(2).all(|w| w[0].end <= w[1].start),
+            "{ranges:?}"
+        );
+        assert!(
+            sites.iter().any(|s| matches!(&s.found, Found::Malformed { what, .. } if what.contains("must stay on one line"))),
+            "{sites:#?}"
+        );
     }
 }
