@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Judge one run of the QEMU lab and print its entry of verdicts.yaml.
 
-Usage: judge.py KERNEL CASE BUNDLE ANALYSIS_JSON CHECK_OUTPUT APS CYCLES
+Usage: judge.py KERNEL CASE BUNDLE CHECK_OUTPUT APS CYCLES
 
 KERNEL is without-fix or with-fix; CASE one of seabios, ovmf, clobber, good, stale (see
 examples/qemu-lab/run). BUNDLE is what `kernlog capture` recorded in the guest. The counts
@@ -132,12 +132,10 @@ def flow(values):
 
 
 def main():
-    kernel, case, bundle, json_path, check_path, aps, cycles = sys.argv[1:8]
+    kernel, case, bundle, check_path, aps, cycles = sys.argv[1:7]
     aps, cycles = int(aps), int(cycles)
     with open(pathlib.Path(bundle) / "kernel.log", encoding="utf-8", errors="replace") as f:
         lines = f.read().splitlines()
-    with open(json_path, encoding="utf-8") as f:
-        doc = json.load(f)
     with open(check_path, encoding="utf-8") as f:
         check_lines = f.read().splitlines()
     verdict = check_lines[-1] if check_lines else "no output"

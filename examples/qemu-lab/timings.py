@@ -4,8 +4,9 @@ time, and what that says (or does not) about the fix.
 
 Usage: timings.py OUT ACCEL LOAD FIX RUN...   each RUN is KERNEL/CASE=BUNDLE_DIR
 
-The log is cut into suspend attempts the way judge.py cuts it. For every attempt that the
-platform resumed: the bring-up phase (from "Enabling non-boot CPUs" to the last "CPUn is up",
+The log is cut into suspend attempts the way judge.py cuts it. Each run records the kernel
+release and the number of CPUs its log names. For every attempt that the platform resumed:
+the bring-up phase (from "Enabling non-boot CPUs" to the last "CPUn is up",
 null if no CPU came up), the thaw (to the line that ends it, the platform's "Waking up", so
 the final rendezvous is in it), each AP's own step (from its "Booting ... Processor N" line to
 its "CPUN is up") and each MTRR rendezvous of the thaw, timed from the debug
@@ -33,6 +34,8 @@ KMSG = re.compile(r"^\d+,\d+,(\d+),[^;]*;(.*)$")
 RENDEZVOUS = re.compile(r"stop_machine: rendezvous for cache_")
 UP = re.compile(r"\bCPU(\d+) is up")
 BOOTING = re.compile(r"smpboot: Booting Node \d+ Processor (\d+)")
+RELEASE = re.compile(r"Linux version (\S+)")
+BROUGHT_UP = re.compile(r"smp: Brought up \d+ nodes?, (\d+) CPUs?")
 
 
 def stamped(line):
@@ -120,6 +123,7 @@ def main():
         kernel, case = name.split("/")
         log = (pathlib.Path(bundle) / "kernel.log").read_text(encoding="utf-8", errors="replace")
         found = attempts(log.splitlines())
+        release, cpus = RELEASE.search(log), BROUGHT_UP.search(log)
         timed = [time_attempt(a) for a in found if a["resumed"]]
         bringup = [t[0] for t in timed]
         thaw = [t[1] for t in timed]
@@ -129,6 +133,8 @@ def main():
         lines += [
             f"  - kernel: {scalar(kernel)}",
             f"    case: {scalar(case)}",
+            f"    kernel_release: {scalar(release.group(1) if release else None)}",
+            f"    cpus: {scalar(int(cpus.group(1)) if cpus else None)}",
             f"    bringup_ms: {flow(bringup)}",
             f"    thaw_ms: {flow(thaw)}",
             f"    attempts_without_platform_resume: {len(found) - len(timed)}",
