@@ -91,13 +91,13 @@ impl Engine {
         let symbols = if symbols_path.exists() {
             Symbols::load(&symbols_path).map_err(anyhow::Error::msg)?
         } else {
-            Symbols::default()
+            Symbols::missing(&config.symbols)
         };
         let threads_path = root.join(&config.threads);
         let threads = if threads_path.exists() {
             Threads::load(&threads_path).map_err(anyhow::Error::msg)?
         } else {
-            Threads::default()
+            Threads::missing(&config.threads)
         };
         Ok(Engine {
             config,

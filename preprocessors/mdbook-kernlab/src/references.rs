@@ -106,14 +106,61 @@ fn check_word(path: &Path, text: &str, field: &str, value: &str) -> Result<(), S
     Ok(())
 }
 
+/// Where an index was looked for, so that the hint for an unknown name says which file to edit.
+#[derive(Debug, Default)]
+struct IndexFile {
+    path: String,
+    missing: bool,
+}
+
+impl IndexFile {
+    fn new(path: &Path, missing: bool) -> Self {
+        IndexFile {
+            path: path.display().to_string(),
+            missing,
+        }
+    }
+
+    /// The file, or "the KIND index" when none was named.
+    fn shown(&self, kind: &str) -> String {
+        if self.path.is_empty() {
+            format!("the {kind} index")
+        } else {
+            self.path.clone()
+        }
+    }
+
+    /// How to add `entry` to the index of `kind` (`symbol` or `thread`).
+    fn add(&self, entry: &str, kind: &str) -> String {
+        if self.missing {
+            format!(
+                "there is no {kind} index at {}: create it (its format is in mdbook-kernlab's README) and add {entry}, or point `{kind}s` under [preprocessor.kernlab] in book.toml at yours",
+                self.path
+            )
+        } else {
+            format!("add {entry} to {}", self.shown(kind))
+        }
+    }
+}
+
 /// The symbol index.
 #[derive(Debug, Default)]
 pub struct Symbols {
     pinned: String,
     by_name: BTreeMap<String, Symbol>,
+    file: IndexFile,
 }
 
 impl Symbols {
+    /// An empty index for a book without `path`: every symbol is unknown, and the hint says
+    /// where the index was looked for.
+    pub fn missing(path: &Path) -> Self {
+        Symbols {
+            file: IndexFile::new(path, true),
+            ..Symbols::default()
+        }
+    }
+
     /// Read a symbol index (`symbols.yaml`, its format in the README).
     pub fn load(path: &Path) -> Result<Self, String> {
         let (file, text): (SymbolFile, String) = read_yaml(path)?;
@@ -143,6 +190,7 @@ impl Symbols {
         Ok(Symbols {
             pinned: file.pinned,
             by_name,
+            file: IndexFile::new(path, false),
         })
     }
 
@@ -150,11 +198,13 @@ impl Symbols {
     pub fn link(&self, name: &str, version: Option<&str>) -> Outcome<SymbolLink> {
         let symbol = self.by_name.get(name).ok_or_else(|| {
             let hint = match closest(name, self.by_name.keys()) {
-                Some(best) => {
-                    format!("did you mean `{best}`? Symbols are listed in the symbol index")
-                }
-                None => "add the symbol, its file and its definition line to the symbol index"
-                    .to_string(),
+                Some(best) => format!(
+                    "did you mean `{best}`? Symbols are listed in {}",
+                    self.file.shown("symbol")
+                ),
+                None => self
+                    .file
+                    .add("the symbol, its file and its definition line", "symbol"),
             };
             fail(format!("unknown kernel symbol `{name}`"), hint)
         })?;
@@ -223,9 +273,18 @@ struct ThreadFile {
 #[derive(Debug, Default)]
 pub struct Threads {
     by_key: BTreeMap<String, Thread>,
+    file: IndexFile,
 }
 
 impl Threads {
+    /// An empty index for a book without `path` (see [`Symbols::missing`]).
+    pub fn missing(path: &Path) -> Self {
+        Threads {
+            file: IndexFile::new(path, true),
+            ..Threads::default()
+        }
+    }
+
     /// Read a thread index (`threads.yaml`, its format in the README).
     pub fn load(path: &Path) -> Result<Self, String> {
         let (file, text): (ThreadFile, String) = read_yaml(path)?;
@@ -248,14 +307,17 @@ impl Threads {
                 ));
             }
         }
-        Ok(Threads { by_key })
+        Ok(Threads {
+            by_key,
+            file: IndexFile::new(path, false),
+        })
     }
 
     pub fn get(&self, key: &str) -> Outcome<&Thread> {
         self.by_key.get(key).ok_or_else(|| {
             let hint = match closest(key, self.by_key.keys()) {
                 Some(best) => format!("did you mean `{best}`?"),
-                None => "add it to the thread index".to_string(),
+                None => self.file.add("its key, title and URL", "thread"),
             };
             fail(format!("unknown thread `{key}`"), hint)
         })
@@ -302,6 +364,45 @@ mod tests {
         let err = s.link("pat_bt_init", None).unwrap_err();
         assert!(err.hint.unwrap().contains("pat_bp_init"));
         assert!(s.link("pat_bp_init", Some("v2.6.32")).is_err());
+    }
+
+    #[test]
+    fn an_unknown_name_is_sent_to_the_index_file_or_told_the_file_is_missing() {
+        let (_d, path) = fixture(
+            "symbols.yaml",
+            "pinned: v7.3.4\nsymbols:\n- name: cache_aps_init\n  kind: function\n  path: a.c\n  lines:\n    v7.3.4: 1\n",
+        );
+        let hint = |e: crate::error::Failure| e.hint.unwrap();
+        let s = Symbols::load(&path).unwrap();
+        let h = hint(s.link("stop_machine", None).unwrap_err());
+        assert!(
+            h.starts_with("add the symbol") && h.ends_with("symbols.yaml"),
+            "{h}"
+        );
+        let h = hint(s.link("cache_ap_init", None).unwrap_err());
+        assert!(
+            h.contains("`cache_aps_init`") && h.ends_with("symbols.yaml"),
+            "{h}"
+        );
+        // The starter notebook has no index until its author writes one.
+        let none = Path::new("data/references/symbols.yaml");
+        let h = hint(
+            Symbols::missing(none)
+                .link("stop_machine", None)
+                .unwrap_err(),
+        );
+        assert!(
+            h.starts_with("there is no symbol index at data/references/symbols.yaml: create it"),
+            "{h}"
+        );
+        assert!(h.contains("`symbols` under [preprocessor.kernlab]"), "{h}");
+        let none = Path::new("refs/threads.yaml");
+        let h = hint(Threads::missing(none).get("fix-2026").unwrap_err());
+        assert!(
+            h.starts_with("there is no thread index at refs/threads.yaml"),
+            "{h}"
+        );
+        assert!(h.contains("`threads` under"), "{h}");
     }
 
     #[test]

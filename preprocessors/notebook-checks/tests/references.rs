@@ -14,7 +14,7 @@ fn symbols_from_the_book_index() {
     let l = s.link("_cpu_up", None).unwrap();
     assert_eq!(
         l.url,
-        "https://elixir.bootlin.com/linux/v6.16.6/source/kernel/cpu.c#L1629"
+        "https://elixir.bootlin.com/linux/v6.16.7/source/kernel/cpu.c#L1629"
     );
     assert_eq!(l.text, "_cpu_up()");
     let l = s.link("cache_bp_restore", Some("v7.3.4")).unwrap();
@@ -26,11 +26,20 @@ fn symbols_from_the_book_index() {
     let l = s.link("stop_machine", None).unwrap();
     assert_eq!(
         l.url,
-        "https://elixir.bootlin.com/linux/v6.16.6/source/kernel/stop_machine.c#L623"
+        "https://elixir.bootlin.com/linux/v6.16.7/source/kernel/stop_machine.c#L623"
     );
     assert_eq!(
         s.link("stop_machine", Some("v7.3.4")).unwrap().line,
         Some(621)
+    );
+    // Its line in cpu.h moved within 6.16: only the line checked in 6.16.3 is recorded, so a
+    // link without a version fails instead of pointing at a guess.
+    assert!(s.link("suspend_enable_secondary_cpus", None).is_err());
+    assert_eq!(
+        s.link("suspend_enable_secondary_cpus", Some("v6.16.3"))
+            .unwrap()
+            .line,
+        Some(157)
     );
     let err = s.link("pat_bt_init", None).unwrap_err();
     assert!(err.hint.unwrap().contains("pat_bp_init"));

@@ -248,6 +248,7 @@ pub fn compare(cx: &Resources<'_>, body: &str) -> Outcome<String> {
     let mut table =
         TableModel::new("Values compared across runs", &["group", "run", "value"]).numeric(&[2]);
     let mut bars = Vec::new();
+    let mut groups = Vec::new();
     for (group_index, (group, pattern)) in o.compare.iter().enumerate() {
         let (Some(group), Some(pattern)) = (group.as_str(), pattern.as_str()) else {
             return Err(fail(
@@ -255,6 +256,7 @@ pub fn compare(cx: &Resources<'_>, body: &str) -> Outcome<String> {
                 "write e.g. `compare: {before: dmesg/before-*.log, after: dmesg/after-*.log}`",
             ));
         };
+        groups.push(group);
         let files = cx.data.glob(pattern)?;
         let mut values = Vec::new();
         for file in &files {
@@ -301,7 +303,8 @@ pub fn compare(cx: &Resources<'_>, body: &str) -> Outcome<String> {
     }
     let chart = HBar {
         id: chart_id(&o.id, &o.value),
-        title: format!("{} compared", o.value),
+        // Read out as the chart's name: the groups, not the JSON pointer.
+        title: format!("Runs compared: {}", groups.join(", ")),
         desc: "One bar per run, grouped by colour; the table below gives the values and the mean of each group.".into(),
         axis_label: unit.suffix().trim().to_string(),
         bars,
