@@ -91,13 +91,13 @@ impl Engine {
         let symbols = if symbols_path.exists() {
             Symbols::load(&symbols_path).map_err(anyhow::Error::msg)?
         } else {
-            Symbols::missing(&config.symbols)
+            Symbols::missing(&symbols_path)
         };
         let threads_path = root.join(&config.threads);
         let threads = if threads_path.exists() {
             Threads::load(&threads_path).map_err(anyhow::Error::msg)?
         } else {
-            Threads::missing(&config.threads)
+            Threads::missing(&threads_path)
         };
         Ok(Engine {
             config,

@@ -316,8 +316,13 @@ impl Threads {
     pub fn get(&self, key: &str) -> Outcome<&Thread> {
         self.by_key.get(key).ok_or_else(|| {
             let hint = match closest(key, self.by_key.keys()) {
-                Some(best) => format!("did you mean `{best}`?"),
-                None => self.file.add("its key, title and URL", "thread"),
+                Some(best) => format!(
+                    "did you mean `{best}`? Threads are listed in {}",
+                    self.file.shown("thread")
+                ),
+                None => self
+                    .file
+                    .add("its key, source, title, url and prov", "thread"),
             };
             fail(format!("unknown thread `{key}`"), hint)
         })

@@ -305,7 +305,10 @@ pub fn compare(cx: &Resources<'_>, body: &str) -> Outcome<String> {
         id: chart_id(&o.id, &o.value),
         // Read out as the chart's name: the groups, not the JSON pointer.
         title: format!("Runs compared: {}", groups.join(", ")),
-        desc: "One bar per run, grouped by colour; the table below gives the values and the mean of each group.".into(),
+        desc: format!(
+            "One bar per run of the value at {} of each run's analysis, grouped by colour; the table below gives the values and the mean of each group.",
+            o.value
+        ),
         axis_label: unit.suffix().trim().to_string(),
         bars,
     };
