@@ -130,7 +130,25 @@ impl IndexFile {
         }
     }
 
-    /// How to add `entry` to the index of `kind` (`symbol` or `thread`).
+    /// The hint for a `name` the index of `kind` (`symbol` or `thread`) lacks: the nearest
+    /// of its `names`, or how to add `entry`.
+    fn unknown<'a>(
+        &self,
+        name: &str,
+        names: impl Iterator<Item = &'a String>,
+        kind: &str,
+        entry: &str,
+    ) -> String {
+        match closest(name, names) {
+            Some(best) => format!(
+                "did you mean `{best}`? The {kind}s are listed in {}",
+                self.shown(kind)
+            ),
+            None => self.add(entry, kind),
+        }
+    }
+
+    /// How to add `entry` to the index of `kind`.
     fn add(&self, entry: &str, kind: &str) -> String {
         if self.missing {
             format!(
@@ -197,15 +215,12 @@ impl Symbols {
     /// The link for `name`, at the pinned version or at `version`.
     pub fn link(&self, name: &str, version: Option<&str>) -> Outcome<SymbolLink> {
         let symbol = self.by_name.get(name).ok_or_else(|| {
-            let hint = match closest(name, self.by_name.keys()) {
-                Some(best) => format!(
-                    "did you mean `{best}`? Symbols are listed in {}",
-                    self.file.shown("symbol")
-                ),
-                None => self
-                    .file
-                    .add("the symbol, its file and its definition line", "symbol"),
-            };
+            let hint = self.file.unknown(
+                name,
+                self.by_name.keys(),
+                "symbol",
+                "the symbol, its file and its definition line",
+            );
             fail(format!("unknown kernel symbol `{name}`"), hint)
         })?;
         let version = version.unwrap_or(&self.pinned);
@@ -315,15 +330,12 @@ impl Threads {
 
     pub fn get(&self, key: &str) -> Outcome<&Thread> {
         self.by_key.get(key).ok_or_else(|| {
-            let hint = match closest(key, self.by_key.keys()) {
-                Some(best) => format!(
-                    "did you mean `{best}`? Threads are listed in {}",
-                    self.file.shown("thread")
-                ),
-                None => self
-                    .file
-                    .add("its key, source, title, url and prov", "thread"),
-            };
+            let hint = self.file.unknown(
+                key,
+                self.by_key.keys(),
+                "thread",
+                "its key, source, title, url and prov",
+            );
             fail(format!("unknown thread `{key}`"), hint)
         })
     }
