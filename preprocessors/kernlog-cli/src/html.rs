@@ -6,9 +6,9 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, anyhow};
-use kernlog::compare::resumed;
 use kernlog::evidence::{Evidence, register_differences};
-use kernlog::reply::render_reply;
+use kernlog::judge::compare::resumed;
+use kernlog::render::reply::render_reply;
 use mdbook_kernlab::blocks::{Cell, Resources, Row, TableModel, analysis_views, mtrr};
 use mdbook_kernlab::config::Config;
 use mdbook_kernlab::data::DataStore;
@@ -36,7 +36,7 @@ pub fn write(path: &Path, inputs: &[Evidence], threshold_pct: f64) -> Result<()>
 fn log_file(e: &Evidence) -> Option<(PathBuf, String)> {
     let path = match &e.captured {
         // Inside the bundle: the data store keeps it from leading out.
-        Some(_) => Path::new(&e.name).join(kernlog::bundle::KERNEL_LOG),
+        Some(_) => Path::new(&e.name).join(kernlog::evidence::bundle::KERNEL_LOG),
         // The file the user named, wherever a link of that name points.
         None => std::fs::canonicalize(&e.name).ok()?,
     };
@@ -219,7 +219,7 @@ fn section(out: &mut String, e: &Evidence, index: usize) -> Result<()> {
         );
     }
     if let Some(table) = dump_table(&engine, e)? {
-        out.push_str("<h3>Captured MTRRs</h3>\n");
+        out.push_str("<h3>BundleContents MTRRs</h3>\n");
         out.push_str(&table);
         out.push('\n');
     }

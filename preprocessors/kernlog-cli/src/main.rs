@@ -6,11 +6,13 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
-use kernlog::checklist::{Limits, Overall, check_evidence, render_checklist};
-use kernlog::compare::{compare, render_comparison};
-use kernlog::reply::render_reply;
-use kernlog::report::Report;
-use kernlog::summary::render_summary;
+use kernlog::judge::checklist::{Limits, Overall, check_evidence};
+use kernlog::judge::compare::compare;
+use kernlog::render::checklist::render_checklist;
+use kernlog::render::comparison::render_comparison;
+use kernlog::render::document::Document;
+use kernlog::render::reply::render_reply;
+use kernlog::render::summary::render_summary;
 
 mod capture;
 mod html;
@@ -47,7 +49,7 @@ enum Command {
         /// written by `kernlog capture`.
         file: PathBuf,
         /// Longest acceptable bring-up of one secondary CPU, in milliseconds.
-        #[arg(long, default_value_t = kernlog::findings::SLOW_BRINGUP_MS)]
+        #[arg(long, default_value_t = kernlog::analysis::findings::SLOW_BRINGUP_MS)]
         max_bringup_ms: f64,
     },
     /// Compare two sides, before and after a patch: bring-up phase, slowest CPU, suspend
@@ -104,7 +106,10 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let analysis = analyze_path(&file)?;
             let links = pages::links(&site);
             if json {
-                serde_json::to_writer_pretty(&mut stdout, &Report::with_links(&analysis, &links))?;
+                serde_json::to_writer_pretty(
+                    &mut stdout,
+                    &Document::with_links(&analysis, &links),
+                )?;
                 writeln!(stdout)?;
             } else {
                 let summary = render_summary(&analysis, &links);
@@ -156,7 +161,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let mut stderr = io::stderr().lock();
             let (out, verdict) = capture::run(&args, &mut capture::RealHost, line, &mut stderr)?;
             writeln!(stdout, "{}: {}", out.display(), verdict_text(&verdict))?;
-            if verdict == kernlog::bundle::Verdict::Complete {
+            if verdict == kernlog::evidence::bundle::Verdict::Complete {
                 ExitCode::SUCCESS
             } else {
                 ExitCode::from(1)
@@ -175,10 +180,10 @@ fn check_threshold(threshold: f64) -> Result<()> {
     }
 }
 
-fn verdict_text(verdict: &kernlog::bundle::Verdict) -> String {
+fn verdict_text(verdict: &kernlog::evidence::bundle::Verdict) -> String {
     match verdict {
-        kernlog::bundle::Verdict::Complete => "complete: every cycle resumed".to_string(),
-        kernlog::bundle::Verdict::Incomplete(why) => format!("incomplete: {why}"),
+        kernlog::evidence::bundle::Verdict::Complete => "complete: every cycle resumed".to_string(),
+        kernlog::evidence::bundle::Verdict::Incomplete(why) => format!("incomplete: {why}"),
     }
 }
 

@@ -1,7 +1,7 @@
 //! Where this notebook explains each kind of finding: `kernlog analyze` links every finding
 //! to a section of the site given by `--site` (the MacBook Pro resume notebook by default).
 
-use kernlog::findings::FindingKind;
+use kernlog::analysis::findings::FindingKind;
 
 /// The site-relative address of the section that explains `kind`.
 pub fn page(kind: FindingKind) -> &'static str {

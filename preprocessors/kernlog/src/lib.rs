@@ -1,16 +1,14 @@
 //! Parse and analyse what a Linux suspend/resume leaves behind.
 //!
-//! The data flows one way, and every stage is usable on its own:
+//! The data flows one way, a folder a stage, each usable on its own:
 //!
-//! * [`record`]: one line of `dmesg`, `journalctl`, syslog or `/dev/kmsg` text, recognised
-//!   in place ([`record::parse_line`], pure, never fails);
-//! * [`reader`]: a streaming [`reader::RecordReader`] over any `BufRead` that places each
-//!   line on a clock, in constant memory;
-//! * [`resume`], [`mtrr`], [`trace`], [`probes`]: the analyses, each fed one record at a time;
-//! * [`captures`]: the small non-log captures of an investigation (call counts, bisect log, ...);
-//! * [`analysis`]: one pass that runs them all, and [`findings`] drawn from the result;
-//! * [`bundle`]: the capture bundle `kernlog capture` writes (models, reading, writing);
-//! * [`report`] (the JSON document) and [`summary`] (plain text) to present it.
+//! 1. [`parse`]: text into records ([`parse::record`] one line, [`parse::reader`] a stream);
+//! 2. [`analysis`]: records into models (cycles, MTRRs, traces, probes) in one pass, and the
+//!    findings drawn from them;
+//! 3. [`evidence`]: what one side of a test shows, a log or a capture bundle;
+//! 4. [`judge`]: the tester's checklist and the comparison of two sides;
+//! 5. [`render`]: the JSON document, the summary and what `check`, `compare` and `report`
+//!    print, all through one safe-text rule.
 //!
 //! ```
 //! let log = "\
@@ -24,23 +22,9 @@
 //! ```
 
 pub mod analysis;
-pub mod bundle;
-pub mod captures;
-pub mod checklist;
-pub mod compare;
 pub mod evidence;
-pub mod findings;
-pub mod limits;
-mod mail;
-pub mod mtrr;
-pub mod probes;
-pub mod reader;
-pub mod record;
-pub mod reply;
-pub mod report;
-pub mod resume;
-pub mod summary;
-pub mod terminal;
-pub mod trace;
+pub mod judge;
+pub mod parse;
+pub mod render;
 
 pub use analysis::{Analysis, Analyzer, analyze, analyze_str};

@@ -8,7 +8,7 @@
 
 use std::path::Path;
 
-use kernlog::report::Report;
+use kernlog::render::document::Document;
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -157,7 +157,7 @@ fn real_world_logs_match_their_expectations() {
         );
         let bytes = std::fs::read(dir.join(&entry.file)).unwrap();
         let analysis = kernlog::analyze(bytes.as_slice()).unwrap();
-        let doc = serde_json::to_value(Report::new(&analysis)).unwrap();
+        let doc = serde_json::to_value(Document::new(&analysis)).unwrap();
         let diff = differences(entry, &doc);
         match (diff.is_empty(), &entry.explained) {
             (true, None) => matching += 1,

@@ -3,8 +3,8 @@
 //! The real 6.16.3 resume capture (dmesg) is rewritten line by line into each format; the
 //! cycle found must be the same, up to the resolution the format can express.
 
-use kernlog::record::Format;
-use kernlog::report::Report;
+use kernlog::parse::record::Format;
+use kernlog::render::document::Document;
 
 /// The resume of the MacBook Pro notebook (its data/dmesg/), kept here as the fixture.
 const RESUME: &str = include_str!("fixtures/resume-6.16.3-ubuntu-kernel.log");
@@ -69,7 +69,7 @@ fn render(format: Format) -> String {
 }
 
 fn summary(text: &str) -> serde_json::Value {
-    serde_json::to_value(Report::new(&kernlog::analyze_str(text))).unwrap()
+    serde_json::to_value(Document::new(&kernlog::analyze_str(text))).unwrap()
 }
 
 #[test]

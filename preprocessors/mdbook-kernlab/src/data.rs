@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use globset::Glob;
 use kernlog::Analysis;
-use kernlog::report::Report;
+use kernlog::render::document::Document;
 use serde_json::Value;
 use walkdir::WalkDir;
 
@@ -233,7 +233,7 @@ impl DataStore {
                     Some(doc) => doc,
                     None => {
                         let analysis = self.analysis(rel)?;
-                        serde_json::to_value(Report::new(&analysis))
+                        serde_json::to_value(Document::new(&analysis))
                             .map_err(|e| Failure::new(format!("cannot represent `{rel}`: {e}")))?
                     }
                 },
@@ -314,8 +314,8 @@ impl DataStore {
 ///
 /// Anything else is a log, read through kernlog's report.
 fn capture_document(text: &str) -> Option<Value> {
-    use kernlog::captures;
-    if let Ok(entries) = captures::parse_sysfs(text) {
+    use kernlog::parse::tool_output;
+    if let Ok(entries) = tool_output::parse_sysfs(text) {
         let mut root = serde_json::Map::new();
         for (path, value) in entries {
             let mut node = &mut root;
@@ -336,12 +336,12 @@ fn capture_document(text: &str) -> Option<Value> {
         return Some(Value::Object(root));
     }
     if text.lines().any(|l| l.trim_start().starts_with("real "))
-        && let Ok(runs) = captures::parse_timed_runs(text)
+        && let Ok(runs) = tool_output::parse_timed_runs(text)
         && !runs.is_empty()
     {
         return Some(serde_json::json!({ "runs": runs }));
     }
-    if let Ok(h) = captures::parse_bucket_histogram(text)
+    if let Ok(h) = tool_output::parse_bucket_histogram(text)
         && !h.buckets.is_empty()
     {
         return serde_json::to_value(h).ok();
@@ -350,7 +350,7 @@ fn capture_document(text: &str) -> Option<Value> {
         let l = l.trim();
         l.contains(" | ") || l.ends_with('<') || l.starts_with('>')
     });
-    if diff_like && let Ok(rows) = captures::parse_count_diff(text) {
+    if diff_like && let Ok(rows) = tool_output::parse_count_diff(text) {
         let rows: Vec<Value> = rows
             .iter()
             .map(|r| {
@@ -370,7 +370,7 @@ fn capture_document(text: &str) -> Option<Value> {
             .collect();
         return Some(serde_json::json!({ "rows": rows }));
     }
-    if let Ok(counts) = captures::parse_counts(text)
+    if let Ok(counts) = tool_output::parse_counts(text)
         && !counts.is_empty()
     {
         let counts: Vec<Value> = counts
@@ -380,7 +380,7 @@ fn capture_document(text: &str) -> Option<Value> {
         return Some(serde_json::json!({ "counts": counts }));
     }
     if text.trim_start().starts_with("git bisect")
-        && let Ok(log) = captures::parse_bisect_log(text)
+        && let Ok(log) = tool_output::parse_bisect_log(text)
     {
         return serde_json::to_value(log).ok();
     }

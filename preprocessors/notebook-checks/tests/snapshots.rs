@@ -1,13 +1,13 @@
 //! Snapshot tests of the plain-text summary and the JSON document on real captures.
 //! Review changes with `cargo insta review`.
 
-use kernlog::report::Report;
-use kernlog::summary::render_summary;
+use kernlog::render::document::Document;
+use kernlog::render::summary::render_summary;
 
 use notebook_checks::read_data as data;
 
 /// Links of a made-up site: the summary shows whatever address the caller gives.
-fn links(kind: kernlog::findings::FindingKind) -> Option<String> {
+fn links(kind: kernlog::analysis::findings::FindingKind) -> Option<String> {
     Some(format!("https://example.invalid/findings#{}", kind.id()))
 }
 
@@ -42,7 +42,7 @@ fn summaries() {
 #[test]
 fn json_conditional_fix() {
     let analysis = kernlog::analyze_str(&data("mtrr/resume-6.16.7-debug-conditional-fix.log"));
-    insta::assert_json_snapshot!(Report::new(&analysis));
+    insta::assert_json_snapshot!(Document::new(&analysis));
 }
 
 #[test]
@@ -50,5 +50,5 @@ fn json_boot_table_and_proc_mtrr() {
     let mut text = data("mtrr/boot-mtrr-debug-6.16.7.log");
     text.push_str(&data("mtrr/proc-mtrr-6.16.7.txt"));
     let analysis = kernlog::analyze_str(&text);
-    insta::assert_json_snapshot!(Report::new(&analysis).mtrr);
+    insta::assert_json_snapshot!(Document::new(&analysis).mtrr);
 }

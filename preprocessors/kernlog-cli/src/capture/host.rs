@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, SystemTime};
 
-use kernlog::bundle::Method;
+use kernlog::evidence::bundle::Method;
 
 /// The machine a capture runs on. Plain files (`/sys`, `/proc`, `/dev/kmsg`) are read
 /// under [`Host::root`]; what is not a plain file is a method.

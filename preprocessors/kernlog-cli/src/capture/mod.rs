@@ -1,5 +1,5 @@
 //! `kernlog capture`: suspend and resume the machine N times and write the bundle of
-//! `kernlog::bundle` as it goes: the kernel's log from `/dev/kmsg`, every CPU's MTRRs
+//! `kernlog::evidence::bundle` as it goes: the kernel's log from `/dev/kmsg`, every CPU's MTRRs
 //! before the first suspend and after each resume, and `capture.yaml`, rewritten before
 //! each suspend and after each resume.
 
@@ -13,7 +13,9 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
-use kernlog::bundle::{self, Capture, CpuMtrrs, Cycle, Method, Outcome, Verdict, Wake};
+use kernlog::evidence::bundle::{
+    self, Capture, CapturedCycle, CpuMtrrs, Method, Outcome, Verdict, Wake,
+};
 
 pub use host::{Host, RealHost};
 use writer::Writer;
@@ -138,7 +140,7 @@ pub fn run(
         // What the kernel logged before this request belongs to no cycle of it.
         w.kmsg.drain()?;
         w.kmsg.start_cycle();
-        w.capture.cycles.push(Cycle {
+        w.capture.cycles.push(CapturedCycle {
             n,
             requested: bundle::utc_stamp(unix_seconds(host)),
             outcome: Outcome::Suspending,
@@ -181,7 +183,7 @@ pub fn run(
     Ok((out, w.capture.verdict.clone()))
 }
 
-fn set_last(w: &mut Writer, change: impl FnOnce(&mut Cycle)) {
+fn set_last(w: &mut Writer, change: impl FnOnce(&mut CapturedCycle)) {
     if let Some(cycle) = w.capture.cycles.last_mut() {
         change(cycle);
     }

@@ -4,7 +4,7 @@
 use std::fs;
 
 use anyhow::{Result, bail};
-use kernlog::bundle::{Kernel, Machine, Method};
+use kernlog::evidence::bundle::{Kernel, Machine, Method};
 
 use super::host::Host;
 
@@ -60,7 +60,7 @@ pub fn check_ready(host: &mut dyn Host, method: Method) -> Result<()> {
             );
         }
     }
-    if let Err(e) = host.read_msr(0, kernlog::bundle::MSR_MTRRCAP) {
+    if let Err(e) = host.read_msr(0, kernlog::evidence::bundle::MSR_MTRRCAP) {
         bail!("cannot read the MTRRs of CPU 0 from /dev/cpu/0/msr: {e}");
     }
     Ok(())

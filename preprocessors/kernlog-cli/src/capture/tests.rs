@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use clap::Parser;
-use kernlog::bundle::{Bundle, Capture, Method, Outcome, Verdict, parse_dump};
+use kernlog::evidence::bundle::{Bundle, Capture, Method, Outcome, Verdict, parse_dump};
 
 use super::{CaptureArgs, Host, command_line, run};
 

@@ -5,7 +5,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
-use kernlog::bundle::{
+use kernlog::evidence::bundle::{
     self, Capture, CpuMtrrs, EntryCommon, ManifestEntry, count_kmsg_records, render_dump,
     render_manifest, write_atomic,
 };

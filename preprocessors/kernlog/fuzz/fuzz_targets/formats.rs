@@ -193,7 +193,7 @@ fuzz_target!(|lines: Vec<Line>| {
         }
         assert!(cycle.gaps.iter().all(|g| g.us >= 0));
     }
-    let _ = kernlog::report::Report::new(&analysis);
-    let _ = kernlog::summary::render_summary(&analysis, &|k| Some(k.id().to_string()));
-    let _ = kernlog::checklist::check(&analysis, kernlog::checklist::Limits::default());
+    let _ = kernlog::render::document::Document::new(&analysis);
+    let _ = kernlog::render::summary::render_summary(&analysis, &|k| Some(k.id().to_string()));
+    let _ = kernlog::judge::checklist::check(&analysis, kernlog::judge::checklist::Limits::default());
 });

@@ -1,7 +1,7 @@
 //! MTRR lines and register values: parsing and decoding never panic.
 #![no_main]
 
-use kernlog::mtrr::{self, MtrrCollector};
+use kernlog::analysis::mtrr::{self, MtrrCollector};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

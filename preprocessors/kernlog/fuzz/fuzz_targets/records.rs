@@ -7,7 +7,7 @@ use libfuzzer_sys::fuzz_target;
 fuzz_target!(|data: &[u8]| {
     if let Ok(text) = std::str::from_utf8(data) {
         for line in text.lines() {
-            let _ = kernlog::record::parse_line(line);
+            let _ = kernlog::parse::record::parse_line(line);
         }
     }
     let analysis = kernlog::analyze(data).expect("reading from memory cannot fail");
@@ -24,7 +24,7 @@ fuzz_target!(|data: &[u8]| {
         }
         assert!(cycle.gaps.iter().all(|g| g.us >= 0));
     }
-    let report = kernlog::report::Report::new(&analysis);
-    let _ = kernlog::summary::render_summary(&analysis, &|k| Some(k.id().to_string()));
+    let report = kernlog::render::document::Document::new(&analysis);
+    let _ = kernlog::render::summary::render_summary(&analysis, &|k| Some(k.id().to_string()));
     drop(report);
 });

@@ -5,7 +5,7 @@ use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);
-    let stats = kernlog::trace::stats_of(&text);
+    let stats = kernlog::analysis::trace::stats_of(&text);
     for (_, d) in &stats.functions {
         assert!(d.min_us <= d.max_us);
     }

@@ -2,8 +2,8 @@
 //! compared and trace-cmd statistics.
 
 use kernlog::Analysis;
-use kernlog::findings::SLOW_BRINGUP_MS;
-use kernlog::resume::Cycle;
+use kernlog::analysis::findings::SLOW_BRINGUP_MS;
+use kernlog::analysis::resume::Cycle;
 use serde::Deserialize;
 use serde::de::IgnoredAny;
 
@@ -370,7 +370,7 @@ pub fn trace(cx: &Resources<'_>, body: &str) -> Outcome<String> {
     match o.show.unwrap_or(TraceView::Functions) {
         TraceView::Functions | TraceView::Tasks => {
             let tasks = matches!(o.show, Some(TraceView::Tasks));
-            let mut entries: Vec<(&str, &kernlog::trace::Durations)> = if tasks {
+            let mut entries: Vec<(&str, &kernlog::analysis::trace::Durations)> = if tasks {
                 stats.tasks.iter().map(|(k, v)| (k.as_str(), v)).collect()
             } else {
                 stats.by_total()
@@ -415,7 +415,10 @@ pub fn trace(cx: &Resources<'_>, body: &str) -> Outcome<String> {
                 .buckets
                 .iter()
                 .map(|(k, n)| Bar {
-                    label: format!("< {}", ms_text(kernlog::trace::Histogram::upper_us(*k))),
+                    label: format!(
+                        "< {}",
+                        ms_text(kernlog::analysis::trace::Histogram::upper_us(*k))
+                    ),
                     start: 0.0,
                     end: *n as f64,
                     note: n.to_string(),

@@ -1,7 +1,7 @@
 //! Views of the small captures: bucket histograms, call counts and their comparison, and
 //! a bisect log as a sequence of verdicts.
 
-use kernlog::captures::{self, CaptureError};
+use kernlog::parse::tool_output::{self, CaptureError};
 use serde::Deserialize;
 use serde::de::IgnoredAny;
 
@@ -33,7 +33,8 @@ struct HistogramOptions {
 pub fn histogram(cx: &Resources<'_>, body: &str) -> Outcome<String> {
     let o: HistogramOptions = options(body)?;
     let text = cx.data.text(&o.histogram)?;
-    let h = captures::parse_bucket_histogram(&text).map_err(|e| capture_error(&o.histogram, e))?;
+    let h =
+        tool_output::parse_bucket_histogram(&text).map_err(|e| capture_error(&o.histogram, e))?;
     if h.buckets.is_empty() {
         return Err(fail(
             format!("`{}` has no bucket", o.histogram),
@@ -100,7 +101,7 @@ struct CountsOptions {
 pub fn counts(cx: &Resources<'_>, body: &str) -> Outcome<String> {
     let o: CountsOptions = options(body)?;
     let text = cx.data.text(&o.counts)?;
-    let mut rows = captures::parse_counts(&text).map_err(|e| capture_error(&o.counts, e))?;
+    let mut rows = tool_output::parse_counts(&text).map_err(|e| capture_error(&o.counts, e))?;
     rows.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
     let mut table = TableModel::new(
         format!("Call counts in {}", o.counts),
@@ -134,7 +135,8 @@ struct CountsDiffOptions {
 pub fn counts_diff(cx: &Resources<'_>, body: &str) -> Outcome<String> {
     let o: CountsDiffOptions = options(body)?;
     let text = cx.data.text(&o.counts_diff)?;
-    let rows = captures::parse_count_diff(&text).map_err(|e| capture_error(&o.counts_diff, e))?;
+    let rows =
+        tool_output::parse_count_diff(&text).map_err(|e| capture_error(&o.counts_diff, e))?;
     let [left, right] = o.sides.unwrap_or(["left".into(), "right".into()]);
     let mut table = TableModel::new(
         format!("Call counts compared in {}", o.counts_diff),
@@ -184,7 +186,7 @@ struct BisectOptions {
 pub fn bisect(cx: &Resources<'_>, body: &str) -> Outcome<String> {
     let o: BisectOptions = options(body)?;
     let text = cx.data.text(&o.bisect)?;
-    let log = captures::parse_bisect_log(&text).map_err(|e| capture_error(&o.bisect, e))?;
+    let log = tool_output::parse_bisect_log(&text).map_err(|e| capture_error(&o.bisect, e))?;
     if log.steps.is_empty() {
         return Err(fail(
             format!("`{}` has no verdict", o.bisect),

@@ -1,7 +1,7 @@
 //! `log:`: a capture with line numbers, times, deltas, gaps and folds.
 
-use kernlog::reader::{Clock, RecordReader, Time};
-use kernlog::record::Origin;
+use kernlog::parse::reader::{Clock, RecordReader, Time};
+use kernlog::parse::record::Origin;
 use regex::Regex;
 use serde::de::IgnoredAny;
 use serde::{Deserialize, Serialize};
@@ -436,7 +436,7 @@ pub fn render(cx: &Resources<'_>, body: &str) -> Outcome<String> {
                 || i + 1 == rows.len()
                 || r.gap
                 || r.marked
-                || kernlog::resume::is_marker(&l.message)
+                || kernlog::analysis::resume::is_marker(&l.message)
         })
         .collect();
     cx.templates.render(

@@ -1,8 +1,8 @@
 //! MTRR views: per-CPU changes across resume, one CPU's before/after diff, the boot-time
 //! table, `/proc/mtrr`, and IA32_MTRR_DEF_TYPE decoded.
 
-use kernlog::mtrr::{
-    DefType, MtrrReport, MtrrRun, RegisterChange, decode_deftype, fixed_differences,
+use kernlog::analysis::mtrr::{
+    DefType, MtrrLog, MtrrRun, RegisterChange, decode_deftype, fixed_differences,
 };
 use serde::Deserialize;
 use serde::de::IgnoredAny;
@@ -66,7 +66,7 @@ pub fn render(cx: &Resources<'_>, body: &str) -> Outcome<String> {
                     "cycles are numbered from 0; run `kernlog analyze` on the file to see them",
                 )
             })?;
-            cycle_report = MtrrReport {
+            cycle_report = MtrrLog {
                 runs: analysis
                     .mtrr
                     .runs
@@ -95,7 +95,7 @@ fn no_runs(file: &str) -> crate::error::Failure {
     )
 }
 
-fn changes(cx: &Resources<'_>, o: &MtrrOptions, m: &MtrrReport) -> Outcome<String> {
+fn changes(cx: &Resources<'_>, o: &MtrrOptions, m: &MtrrLog) -> Outcome<String> {
     if m.runs.is_empty() {
         return Err(no_runs(&o.mtrr));
     }
@@ -219,7 +219,7 @@ fn rendezvous(
     Ok(html)
 }
 
-fn diff(cx: &Resources<'_>, o: &MtrrOptions, m: &MtrrReport) -> Outcome<String> {
+fn diff(cx: &Resources<'_>, o: &MtrrOptions, m: &MtrrLog) -> Outcome<String> {
     let cpu = o.cpu.unwrap_or(0);
     let run = m
         .runs
@@ -254,7 +254,7 @@ fn diff(cx: &Resources<'_>, o: &MtrrOptions, m: &MtrrReport) -> Outcome<String> 
             reg, before, after, ..
         } = change
         {
-            let show = |r: &Option<kernlog::mtrr::VariableRange>| {
+            let show = |r: &Option<kernlog::analysis::mtrr::VariableRange>| {
                 r.map_or("disabled".to_string(), |r| r.to_string())
             };
             table.rows.push(Row::new(vec![
@@ -285,7 +285,7 @@ fn range_table(title: String) -> TableModel {
     TableModel::new(title, &["register", "range", "size", "type"])
 }
 
-fn boot(cx: &Resources<'_>, o: &MtrrOptions, m: &MtrrReport) -> Outcome<String> {
+fn boot(cx: &Resources<'_>, o: &MtrrOptions, m: &MtrrLog) -> Outcome<String> {
     let t = m.boot_tables.first().ok_or_else(|| {
         fail(
             format!("`{}` has no boot-time MTRR table", o.mtrr),
@@ -327,7 +327,7 @@ fn boot(cx: &Resources<'_>, o: &MtrrOptions, m: &MtrrReport) -> Outcome<String> 
     table.render(cx)
 }
 
-fn proc(cx: &Resources<'_>, o: &MtrrOptions, m: &MtrrReport) -> Outcome<String> {
+fn proc(cx: &Resources<'_>, o: &MtrrOptions, m: &MtrrLog) -> Outcome<String> {
     let dump = m.proc_dumps.first().ok_or_else(|| {
         fail(
             format!("`{}` has no /proc/mtrr lines", o.mtrr),
@@ -347,7 +347,12 @@ fn proc(cx: &Resources<'_>, o: &MtrrOptions, m: &MtrrReport) -> Outcome<String> 
 }
 
 /// One row of a register table: name, address range, size, memory type.
-fn range_row(register: String, range: String, size: u64, mem_type: kernlog::mtrr::MemType) -> Row {
+fn range_row(
+    register: String,
+    range: String,
+    size: u64,
+    mem_type: kernlog::analysis::mtrr::MemType,
+) -> Row {
     Row::new(vec![
         Cell::text(register),
         Cell::text(range).class("kl-mono"),

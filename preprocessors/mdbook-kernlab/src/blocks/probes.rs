@@ -2,7 +2,7 @@
 //! log, and the heat map of several logs (probe point against CPU, log colour scale).
 
 use kernlog::Analysis;
-use kernlog::probes::ProbeResult;
+use kernlog::analysis::probes::ProbeResult;
 use serde::Deserialize;
 use serde::de::IgnoredAny;
 
@@ -15,7 +15,7 @@ use crate::heatmap::{HeatGroup, HeatRow, Heatmap, cell_text};
 /// The probe points of a log in order of appearance, each with its results by CPU; an
 /// error when the log has none.
 fn points<'a>(analysis: &'a Analysis, file: &str) -> Outcome<Vec<(&'a str, Vec<&'a ProbeResult>)>> {
-    let points = kernlog::probes::by_point(&analysis.probes);
+    let points = kernlog::analysis::probes::by_point(&analysis.probes);
     if points.is_empty() {
         return Err(fail(
             format!("`{file}` has no delay-loop probes"),

@@ -23,12 +23,12 @@ pub(super) fn record_time(reference: &str, data: &DataStore) -> Outcome<Quantity
         )
     })?;
     let text = data.text(file)?;
-    let mut reader = kernlog::reader::RecordReader::new(text.as_bytes());
+    let mut reader = kernlog::parse::reader::RecordReader::new(text.as_bytes());
     while let Some(Ok(r)) = reader.next_record() {
         if regex.is_match(r.message) {
             // trace-cmd lines carry their own time stamp.
-            let trace_time =
-                kernlog::trace::parse_trace_line(r.message).map(|l| l.time_us as f64 / 1e6);
+            let trace_time = kernlog::analysis::trace::parse_trace_line(r.message)
+                .map(|l| l.time_us as f64 / 1e6);
             if let Some(seconds) = trace_time {
                 return Ok(Quantity {
                     value: seconds,

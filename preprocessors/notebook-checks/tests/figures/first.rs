@@ -173,9 +173,10 @@ pub fn compute(id: &str) -> Option<Value> {
                    "ratio_integer_division": (next_us / cpu4).trunc()})
         }
         "F21" => {
-            let rows =
-                captures::parse_count_diff(&read("bench/call-counts-diff-cpu5-vs-cpu6-6.16.7.txt"))
-                    .unwrap();
+            let rows = tool_output::parse_count_diff(&read(
+                "bench/call-counts-diff-cpu5-vs-cpu6-6.16.7.txt",
+            ))
+            .unwrap();
             let max = rows
                 .iter()
                 .filter_map(|r| Some(r.left.as_ref()?.0.abs_diff(r.right.as_ref()?.0)))
@@ -183,9 +184,10 @@ pub fn compute(id: &str) -> Option<Value> {
             json!(max)
         }
         "F22" => {
-            let rows =
-                captures::parse_count_diff(&read("bench/call-counts-diff-cpu4-vs-cpu5-6.16.7.txt"))
-                    .unwrap();
+            let rows = tool_output::parse_count_diff(&read(
+                "bench/call-counts-diff-cpu4-vs-cpu5-6.16.7.txt",
+            ))
+            .unwrap();
             let side = |left: bool| {
                 rows.iter()
                     .filter_map(|r| {
@@ -202,7 +204,7 @@ pub fn compute(id: &str) -> Option<Value> {
         }
         "F23" => {
             let sysfs =
-                captures::parse_sysfs(&read("sysfs/cpu0-cpufreq-schedutil-6.16.7.txt")).unwrap();
+                tool_output::parse_sysfs(&read("sysfs/cpu0-cpufreq-schedutil-6.16.7.txt")).unwrap();
             let get = |k: &str| {
                 sysfs
                     .iter()

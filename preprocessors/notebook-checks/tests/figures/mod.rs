@@ -2,9 +2,9 @@
 //! and the two halves of the table of figures.
 
 use kernlog::Analysis;
-use kernlog::captures;
-use kernlog::reader::{Clock, RecordReader};
-use kernlog::trace::{GraphEvent, parse_trace_line};
+use kernlog::analysis::trace::{GraphEvent, parse_trace_line};
+use kernlog::parse::reader::{Clock, RecordReader};
+use kernlog::parse::tool_output;
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -59,7 +59,7 @@ pub fn probe_table(files: &[&str]) -> Value {
     let text: String = files.iter().map(|f| read(f)).collect();
     let a = kernlog::analyze_str(&text);
     let mut out = serde_json::Map::new();
-    for (point, results) in kernlog::probes::by_point(&a.probes) {
+    for (point, results) in kernlog::analysis::probes::by_point(&a.probes) {
         let per_cpu: serde_json::Map<String, Value> = results
             .iter()
             .map(|r| (format!("cpu{}", r.cpu), json!(s(r.ms()))))

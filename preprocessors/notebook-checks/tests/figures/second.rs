@@ -7,15 +7,15 @@ use serde_json::{Value, json};
 pub fn compute(id: &str) -> Option<Value> {
     let v = match id {
         "F24" => {
-            let gov = captures::parse_sysfs(&read(
+            let gov = tool_output::parse_sysfs(&read(
                 "sysfs/cpufreq-scaling-governor-after-resume-6.16.7.txt",
             ))
             .unwrap();
-            let avg = captures::parse_sysfs(&read(
+            let avg = tool_output::parse_sysfs(&read(
                 "sysfs/cpufreq-avg-freq-performance-after-resume-6.16.7.txt",
             ))
             .unwrap();
-            let max = captures::parse_sysfs(&read("sysfs/cpu0-cpufreq-schedutil-6.16.7.txt"))
+            let max = tool_output::parse_sysfs(&read("sysfs/cpu0-cpufreq-schedutil-6.16.7.txt"))
                 .unwrap()
                 .into_iter()
                 .find(|(p, _)| p.ends_with("cpuinfo_max_freq"))
@@ -59,7 +59,8 @@ pub fn compute(id: &str) -> Option<Value> {
         }
         "F27" => {
             let runs =
-                captures::parse_timed_runs(&read("bench/fib-400-per-cpu-time-6.16.7.txt")).unwrap();
+                tool_output::parse_timed_runs(&read("bench/fib-400-per-cpu-time-6.16.7.txt"))
+                    .unwrap();
             let real: Vec<f64> = runs.iter().map(|r| r.real_s).collect();
             let (lo, hi) = (
                 real.iter().cloned().fold(f64::INFINITY, f64::min),
@@ -106,8 +107,8 @@ pub fn compute(id: &str) -> Option<Value> {
                         "v6.8.12": bringup_s("dmesg/resume-cpu-bringup-6.8.12.log"),
                         "v6.16.7": bringup_s("dmesg/resume-cpu-bringup-6.16.7.log")}),
         "F41" => {
-            let log =
-                captures::parse_bisect_log(&read("bisect/bisect-log-6.8-to-6.8.12.txt")).unwrap();
+            let log = tool_output::parse_bisect_log(&read("bisect/bisect-log-6.8-to-6.8.12.txt"))
+                .unwrap();
             let count = |t: &str| log.steps.iter().filter(|s| s.term == t).count();
             json!({"tested_commits": log.steps.len() - 2, "slow": count("slow"), "fast": count("fast"),
                    "first_fast": log.first.map(|f| f.1)})
@@ -154,7 +155,7 @@ pub fn compute(id: &str) -> Option<Value> {
         }
         "F46" => {
             let a = analysis("mtrr/resume-6.16.7-debug-slow.log");
-            let before = |r: &kernlog::mtrr::MtrrRun| r.deftype_before.map(|d| d.raw);
+            let before = |r: &kernlog::analysis::mtrr::MtrrRun| r.deftype_before.map(|d| d.raw);
             let bp = a
                 .mtrr
                 .runs
@@ -241,12 +242,12 @@ pub fn compute(id: &str) -> Option<Value> {
                     .clone()
             };
             let (bp, ap) = (changes(0), changes(1));
-            use kernlog::mtrr::RegisterChange::*;
-            let target = |c: &kernlog::mtrr::RegisterChange| match c {
+            use kernlog::analysis::mtrr::RegisterChange::*;
+            let target = |c: &kernlog::analysis::mtrr::RegisterChange| match c {
                 Variable { reg, after, .. } => format!("v{reg}{after:?}"),
                 Fixed { msr, after, .. } => format!("f{msr}{after}"),
             };
-            let prior = |c: &kernlog::mtrr::RegisterChange| match c {
+            let prior = |c: &kernlog::analysis::mtrr::RegisterChange| match c {
                 Variable { reg, before, .. } => format!("v{reg}{before:?}"),
                 Fixed { msr, before, .. } => format!("f{msr}{before}"),
             };
@@ -256,7 +257,7 @@ pub fn compute(id: &str) -> Option<Value> {
                 == ap.iter().map(prior).collect::<Vec<_>>();
             let differences: Vec<String> = bp.iter().zip(&ap).filter(|(b, a)| prior(b) != prior(a)).filter_map(|(b, a)| match (b, a) {
                 (Fixed { msr, before: bb, after: ba, .. }, Fixed { before: ab, after: aa, .. }) => {
-                    let (block, reg) = kernlog::mtrr::fixed_msr_position(*msr)?;
+                    let (block, reg) = kernlog::analysis::mtrr::fixed_msr_position(*msr)?;
                     Some(format!("fixed {block},{reg}: BP {bb:016x} -> {ba:016x} / AP {ab:016x} -> {aa:016x}"))
                 }
                 _ => None,

@@ -1,0 +1,20 @@
+//! Stage 2, analysis: records in, models out, one record at a time and in bounded memory.
+//!
+//! * [`resume`]: suspend/resume cycles, their phases and each CPU's bring-up;
+//! * [`mtrr`]: MTRR values decoded, and what the kernel printed about them;
+//! * [`trace`]: `trace-cmd report` statistics; [`probes`]: delay-loop speed probes;
+//! * [`pass`]: the one pass that feeds them all ([`Analyzer`]), with [`findings`] drawn from
+//!   the result and [`limits`] on what is kept.
+
+pub mod findings;
+pub mod limits;
+pub mod mtrr;
+pub mod pass;
+pub mod probes;
+pub mod resume;
+pub mod trace;
+
+pub use pass::{
+    Analysis, Analyzer, InputSummary, KERNEL_STAMPED_CAPTURE, analyze, analyze_str,
+    rendezvous_per_step,
+};

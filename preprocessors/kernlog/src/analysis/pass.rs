@@ -1,0 +1,207 @@
+//! One pass over a log: every analysis fed from the same stream of records.
+
+use std::io::{self, BufRead};
+
+use crate::analysis::findings::{Finding, findings};
+use crate::analysis::limits::NotKept;
+use crate::analysis::mtrr::{MtrrCollector, MtrrLog};
+use crate::analysis::probes::{ProbeResult, ProbeTracker};
+use crate::analysis::resume::{Cycle, CycleTracker};
+use crate::analysis::trace::{TraceStats, parse_trace_line};
+use crate::parse::reader::{Clock, Record, RecordReader};
+use crate::parse::record::Format;
+
+/// How to capture a log with the kernel's own stamps, for the hints that ask for one.
+pub const KERNEL_STAMPED_CAPTURE: &str = "capture with dmesg, or journalctl -k -o short-monotonic";
+
+/// What the input was made of.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct InputSummary {
+    /// Lines read (every line is a record, stamped or not).
+    pub records: u64,
+    pub kernel_records: u64,
+    pub user_records: u64,
+    /// Records per format, indexed like [`Format::ALL`].
+    pub format_counts: [u64; Format::ALL.len()],
+    /// Coarsest resolution of any stamped kernel record, in microseconds.
+    pub resolution_us: Option<u64>,
+    /// Kernel records stamped with a logger's time of reading (journalctl's realtime
+    /// outputs, syslog without the kernel's stamp): no duration is measured from them.
+    pub logger_stamped_records: u64,
+    /// What was read but not kept, because a bound of [`crate::analysis::limits`] was reached.
+    pub not_kept: NotKept,
+}
+
+impl InputSummary {
+    /// The format of most stamped records, or `Unstamped` if none carried a stamp.
+    pub fn main_format(&self) -> Format {
+        Format::ALL
+            .iter()
+            .zip(self.format_counts)
+            .filter(|(f, n)| **f != Format::Unstamped && *n > 0)
+            .max_by_key(|(f, n)| (*n, std::cmp::Reverse(f.index())))
+            .map(|(f, _)| *f)
+            .unwrap_or(Format::Unstamped)
+    }
+
+    /// Formats seen, with their counts, in [`Format::ALL`] order.
+    pub fn formats(&self) -> impl Iterator<Item = (Format, u64)> + '_ {
+        Format::ALL
+            .iter()
+            .copied()
+            .zip(self.format_counts)
+            .filter(|(_, n)| *n > 0)
+    }
+}
+
+/// Everything the analysis found.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Analysis {
+    pub input: InputSummary,
+    pub cycles: Vec<Cycle>,
+    pub mtrr: MtrrLog,
+    pub trace: TraceStats,
+    /// Delay-loop speed probes, in the order they finished.
+    pub probes: Vec<ProbeResult>,
+    pub findings: Vec<Finding>,
+}
+
+impl Analysis {
+    /// The log lines that belong to cycle `index`: from its `PM: suspend entry` (or, in a
+    /// log without one, from the line after the cycle before it ends) up to, not including,
+    /// the first line of the cycle after it. MTRR runs and warnings in this range belong to
+    /// that cycle, so boot-time messages before the first suspend are not counted as resume.
+    pub fn cycle_lines(&self, index: usize) -> Option<std::ops::Range<u64>> {
+        let cycle = self.cycles.get(index)?;
+        let start = match (cycle.entry, index.checked_sub(1)) {
+            (Some(entry), _) => entry.line,
+            (None, Some(previous)) => self.cycles[previous].last_line.saturating_add(1),
+            (None, None) => 0,
+        };
+        let end = self
+            .cycles
+            .get(index + 1)
+            .map_or(u64::MAX, |n| n.first_line);
+        Some(start..end)
+    }
+}
+
+/// Feeds records to every analysis; reusable by callers that read records themselves.
+#[derive(Debug, Default)]
+pub struct Analyzer {
+    input: InputSummary,
+    cycles: CycleTracker,
+    mtrr: MtrrCollector,
+    trace: TraceStats,
+    probes: ProbeTracker,
+}
+
+impl Analyzer {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Add one record.
+    pub fn push(&mut self, record: &Record) {
+        let input = &mut self.input;
+        input.records += 1;
+        input.format_counts[record.format.index()] += 1;
+        if record.is_kernel() {
+            input.kernel_records += 1;
+            if let Some(time) = record.time.filter(|_| !record.continuation) {
+                input.resolution_us =
+                    Some(input.resolution_us.unwrap_or(0).max(record.resolution_us));
+                if time.clock == Clock::Received {
+                    input.logger_stamped_records += 1;
+                }
+            }
+        } else {
+            input.user_records += 1;
+        }
+        if record.format == Format::Unstamped
+            && let Some(line) = parse_trace_line(record.message)
+        {
+            self.trace.push(&line);
+            return;
+        }
+        self.cycles.push(record);
+        self.probes.push(record);
+        let time_us = record.time.map(|t| t.micros);
+        self.mtrr.push(record.line, time_us, record.message);
+    }
+
+    /// Finish every analysis and derive the findings.
+    pub fn finish(mut self) -> Analysis {
+        let (cycles, cpu_lines) = self.cycles.not_kept();
+        self.input.not_kept = NotKept {
+            cycles,
+            cpu_lines,
+            probes: self.probes.not_kept(),
+            mtrr: 0,
+            trace: self.trace.not_kept,
+        };
+        let mut analysis = Analysis {
+            input: self.input,
+            cycles: self.cycles.finish(),
+            mtrr: self.mtrr.finish(),
+            trace: self.trace,
+            probes: self.probes.finish(),
+            findings: Vec::new(),
+        };
+        analysis.input.not_kept.mtrr = analysis.mtrr.not_kept;
+        analysis.findings = findings(&analysis.cycles, &analysis.mtrr);
+        analysis
+    }
+}
+
+/// Analyse a whole log from a reader, streaming.
+pub fn analyze<R: BufRead>(reader: R) -> io::Result<Analysis> {
+    let mut records = RecordReader::new(reader);
+    let mut analyzer = Analyzer::new();
+    while let Some(record) = records.next_record() {
+        analyzer.push(&record?);
+    }
+    Ok(analyzer.finish())
+}
+
+/// Analyse a log held in memory.
+pub fn analyze_str(text: &str) -> Analysis {
+    match analyze(text.as_bytes()) {
+        Ok(analysis) => analysis,
+        Err(never) => unreachable!("reading from memory cannot fail: {never}"),
+    }
+}
+
+/// How many MTRR set-state runs (one per CPU per rendezvous) happened in each step of a
+/// resume: before the secondary CPUs start (`boot CPU`), while CPU n is brought up
+/// (`CPU n`), and after the last one is up (`after bring-up`). Shows the cost of checking
+/// every online CPU each time one more comes up. Only runs between the end of the cycle
+/// before and the start of the cycle after count, so each cycle of a log has its own figures.
+pub fn rendezvous_per_step(analysis: &Analysis, cycle: usize) -> Option<Vec<(String, usize)>> {
+    let c = analysis.cycles.get(cycle)?;
+    let enable = c.enable_start?.line;
+    let window = analysis.cycle_lines(cycle)?;
+    let mut runs: Vec<u64> = analysis
+        .mtrr
+        .runs
+        .iter()
+        .filter(|r| r.flags.is_some())
+        .map(|r| r.line)
+        .filter(|l| window.contains(l))
+        .collect();
+    runs.sort_unstable();
+    // Runs strictly between two lines, by binary search: one step per CPU, however many.
+    let between = |after: u64, before: u64| {
+        let start = runs.partition_point(|l| *l <= after);
+        runs.partition_point(|l| *l < before).saturating_sub(start)
+    };
+    let mut steps = vec![("boot CPU".to_string(), between(0, enable))];
+    let mut from = enable;
+    for cpu in &c.cpus {
+        let up = cpu.up?.line;
+        steps.push((format!("CPU {}", cpu.cpu), between(from, up)));
+        from = up;
+    }
+    steps.push(("after bring-up".to_string(), between(from, u64::MAX)));
+    Some(steps)
+}

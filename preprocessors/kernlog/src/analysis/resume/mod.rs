@@ -1,0 +1,23 @@
+//! Suspend/resume cycles: boots, phases, per-CPU bring-up, gaps.
+//!
+//! [`CycleTracker`] is a state machine fed one kernel [`Record`](crate::parse::reader::Record) at a time. It keeps only
+//! the cycle being read plus bounded summaries, so it runs in constant memory on logs of
+//! any length. Both the wording of current kernels (`PM: suspend entry (deep)` ..
+//! `PM: suspend exit`) and the older one (`PM: Syncing filesystems` .. `Restarting tasks
+//! ... done.`) are understood; a log excerpt that starts in the middle of a resume still
+//! yields a (partial) cycle.
+//!
+//! Three steps, a module each: `classify` reads what a message means, the tracker
+//! ([`CycleTracker`]) builds cycles from those meanings, and the model ([`Cycle`] and its
+//! parts) holds what was found and the figures derived from it.
+
+mod classify;
+mod model;
+mod tracker;
+
+pub use classify::is_marker;
+pub use model::*;
+pub use tracker::CycleTracker;
+
+#[cfg(test)]
+mod tests;

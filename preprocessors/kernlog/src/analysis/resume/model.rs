@@ -1,0 +1,328 @@
+//! What a suspend/resume cycle is made of: events on the log's clock, phases, per-CPU
+//! bring-up, gaps, and the figures derived from them.
+
+use serde::Serialize;
+
+use crate::parse::reader::{Record, Time};
+
+/// How many of the largest gaps each cycle keeps.
+pub const GAPS_KEPT: usize = 5;
+
+/// A marked point of the log: line number and time.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Event {
+    pub line: u64,
+    pub time: Option<Time>,
+}
+
+impl Event {
+    pub(super) fn of(record: &Record) -> Self {
+        Event {
+            line: record.line,
+            time: record.time,
+        }
+    }
+
+    /// Milliseconds the kernel took from `earlier` to `self`; `None` without times, across
+    /// clocks or on a logger's clock. Tiny negative steps (stamps from different CPUs) count
+    /// as zero.
+    pub fn ms_since(&self, earlier: &Event) -> Option<f64> {
+        let us = self.time?.kernel_since(earlier.time?)?;
+        Some(us.max(0) as f64 / 1000.0)
+    }
+}
+
+/// The sleep state a cycle entered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SleepMode {
+    /// Suspend to RAM (ACPI S3).
+    Deep,
+    /// Suspend to idle.
+    S2idle,
+    /// Standby (ACPI S1).
+    Shallow,
+    /// Hibernation (suspend to disk): the image is written and the machine powers off; the
+    /// resume is a new boot that reads the image back.
+    Hibernate,
+}
+
+/// The named spans of a cycle, in the order they happen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PhaseName {
+    /// Freezing user space and freezable kernel threads.
+    Freeze,
+    /// From the end of the freeze to the platform's sleep entry.
+    DeviceSuspend,
+    /// `Disabling non-boot CPUs ...` to the last CPU offline.
+    DisableCpus,
+    /// `Low-level resume complete` to `Enabling non-boot CPUs ...`.
+    LowLevelResume,
+    /// `Enabling non-boot CPUs ...` to the last `CPUn is up` (or `End enabling non-boot CPUs`).
+    EnableCpus,
+    /// `Waking up from system sleep state` to `ACPI: EC: interrupt unblocked`.
+    PlatformWake,
+    /// `ACPI: EC: interrupt unblocked` to `ACPI: EC: event unblocked`.
+    EcUnblock,
+    /// From the EC unblock to the thaw of tasks.
+    DeviceResume,
+    /// `OOM killer enabled.` / `Restarting tasks` to `Restarting tasks ... done`.
+    Thaw,
+}
+
+/// One named span with its ends.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Phase {
+    pub name: PhaseName,
+    pub start: Event,
+    pub end: Event,
+}
+
+impl PhaseName {
+    /// The name used in JSON and summaries (`enable_cpus`).
+    pub fn name(self) -> &'static str {
+        match self {
+            PhaseName::Freeze => "freeze",
+            PhaseName::DeviceSuspend => "device_suspend",
+            PhaseName::DisableCpus => "disable_cpus",
+            PhaseName::LowLevelResume => "low_level_resume",
+            PhaseName::EnableCpus => "enable_cpus",
+            PhaseName::PlatformWake => "platform_wake",
+            PhaseName::EcUnblock => "ec_unblock",
+            PhaseName::DeviceResume => "device_resume",
+            PhaseName::Thaw => "thaw",
+        }
+    }
+}
+
+impl SleepMode {
+    /// The name the kernel uses in `PM: suspend entry (deep)` (`hibernate` for hibernation).
+    pub fn name(self) -> &'static str {
+        match self {
+            SleepMode::Deep => "deep",
+            SleepMode::S2idle => "s2idle",
+            SleepMode::Shallow => "shallow",
+            SleepMode::Hibernate => "hibernate",
+        }
+    }
+}
+
+impl Phase {
+    pub fn ms(&self) -> Option<f64> {
+        self.end.ms_since(&self.start)
+    }
+}
+
+/// The bring-up of one secondary CPU on resume.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CpuBringup {
+    pub cpu: u32,
+    /// `0x2` as printed on the Booting line (x86 only).
+    pub apic: Option<String>,
+    pub booting: Option<Event>,
+    pub up: Option<Event>,
+}
+
+impl CpuBringup {
+    /// `CPUn is up` minus that CPU's Booting line.
+    pub fn bringup_ms(&self) -> Option<f64> {
+        self.up?.ms_since(self.booting.as_ref()?)
+    }
+}
+
+/// An `Error taking CPU%d up: %d` line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CpuFailure {
+    pub cpu: u32,
+    pub error: i32,
+    pub line: u64,
+}
+
+/// Silence between two consecutive kernel records.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Gap {
+    pub from: Event,
+    pub to: Event,
+    pub us: i64,
+}
+
+/// One suspend/resume cycle, complete or as much of it as the log shows.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Cycle {
+    /// 0-based index of the boot (segment) the cycle belongs to.
+    pub boot: usize,
+    pub mode: Option<SleepMode>,
+    pub first_line: u64,
+    pub last_line: u64,
+    /// `PM: suspend entry` (or the older `PM: Syncing filesystems`).
+    pub entry: Option<Event>,
+    /// `PM: suspend exit` (or the older `Restarting tasks ... done.`).
+    pub exit: Option<Event>,
+    /// True when `entry` and `exit` are the older markers of kernels before about 4.15,
+    /// which print no `PM: suspend entry` / `PM: suspend exit`.
+    pub legacy_markers: bool,
+    /// The first line that abandoned the attempt (`PM: Device X failed to suspend`, `PM:
+    /// Some devices failed to suspend`, `Freezing ... failed`): the system never slept, so
+    /// the cycle has no resume figures.
+    pub aborted: Option<Aborted>,
+    pub low_level_resume: Option<Event>,
+    pub enable_start: Option<Event>,
+    /// `End enabling non-boot CPUs` (older kernels).
+    pub enable_end: Option<Event>,
+    pub wake: Option<Event>,
+    pub ec_unblock: Option<Event>,
+    /// Last record before the resume began: the end of the suspend half.
+    pub last_suspend_record: Option<Event>,
+    pub phases: Vec<Phase>,
+    pub cpus: Vec<CpuBringup>,
+    pub offlined: Vec<u32>,
+    pub failures: Vec<CpuFailure>,
+    /// The largest gaps, longest first, at most [`GAPS_KEPT`].
+    pub gaps: Vec<Gap>,
+}
+
+/// Why a suspend attempt was abandoned.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Aborted {
+    pub line: u64,
+    pub message: String,
+    pub cause: AbortCause,
+    /// The lines that tell more, in log order, at most [`ABORT_DETAILS_KEPT`]: tasks that
+    /// refused to freeze, devices whose suspend callback failed, active wakeup sources.
+    pub details: Vec<AbortDetail>,
+}
+
+/// How many lines of detail an aborted attempt keeps.
+pub const ABORT_DETAILS_KEPT: usize = 8;
+
+/// What abandoned a suspend attempt, as far as its lines tell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum AbortCause {
+    /// The freezer gave up: tasks refused to freeze.
+    Freezer,
+    /// A device's suspend callback failed.
+    Device,
+    /// A wakeup event arrived while the system went down.
+    Wakeup,
+    /// `Some devices failed to suspend, or early wake event detected` with nothing around
+    /// it that tells which.
+    DeviceOrWakeup,
+}
+
+impl AbortCause {
+    /// The cause in words, for the summary.
+    pub fn describe(self) -> &'static str {
+        match self {
+            AbortCause::Freezer => "the freezer gave up: tasks refused to freeze",
+            AbortCause::Device => "a device's suspend callback failed",
+            AbortCause::Wakeup => "a wakeup event was pending",
+            AbortCause::DeviceOrWakeup => {
+                "a device failed to suspend or a wakeup event arrived (the log does not say which)"
+            }
+        }
+    }
+}
+
+/// One line that tells more about an aborted attempt.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AbortDetail {
+    pub line: u64,
+    pub cause: AbortCause,
+    pub text: String,
+}
+
+impl Cycle {
+    /// `PM: suspend exit` minus `PM: suspend entry`; `None` when the log has not both.
+    pub fn suspend_span_ms(&self) -> Option<f64> {
+        if self.legacy_markers {
+            return None;
+        }
+        self.exit?.ms_since(self.entry.as_ref()?)
+    }
+
+    /// On kernels without `PM: suspend entry`/`exit`: `Restarting tasks ... done.` minus
+    /// `PM: Syncing filesystems`, the nearest span such a log has.
+    pub fn sync_to_restart_ms(&self) -> Option<f64> {
+        if !self.legacy_markers {
+            return None;
+        }
+        self.exit?.ms_since(self.entry.as_ref()?)
+    }
+
+    /// The last `CPUn is up` of the resume (or `End enabling non-boot CPUs`).
+    pub fn enable_finished(&self) -> Option<Event> {
+        self.enable_end
+            .or_else(|| self.cpus.iter().filter_map(|c| c.up).max_by_key(|e| e.line))
+    }
+
+    /// The last `CPUn is up` minus `Enabling non-boot CPUs ...`.
+    pub fn enable_phase_ms(&self) -> Option<f64> {
+        self.enable_finished()?
+            .ms_since(self.enable_start.as_ref()?)
+    }
+
+    /// First `ACPI: EC: interrupt unblocked` after `Waking up from system sleep state`.
+    pub fn ec_wake_to_unblock_ms(&self) -> Option<f64> {
+        self.ec_unblock?.ms_since(self.wake.as_ref()?)
+    }
+
+    /// `CPUn is up` minus `Enabling non-boot CPUs ...` for one CPU.
+    pub fn up_after_enable_ms(&self, cpu: &CpuBringup) -> Option<f64> {
+        cpu.up?.ms_since(self.enable_start.as_ref()?)
+    }
+
+    /// Kernel time of the suspend half: entry to the last record before resume.
+    pub fn suspend_ms(&self) -> Option<f64> {
+        self.last_suspend_record?.ms_since(self.entry.as_ref()?)
+    }
+
+    /// Kernel time of the resume half: `Low-level resume complete` to the exit; `None` for
+    /// an aborted attempt.
+    pub fn resume_ms(&self) -> Option<f64> {
+        if self.aborted.is_some() {
+            return None;
+        }
+        self.exit?.ms_since(self.low_level_resume.as_ref()?)
+    }
+
+    /// CPUs whose Booting line has no `CPUn is up`, and CPUs taken offline that never
+    /// came back (when the log shows both halves).
+    pub fn cpus_not_up(&self) -> Vec<u32> {
+        let mut missing: Vec<u32> = self
+            .cpus
+            .iter()
+            .filter(|c| c.up.is_none())
+            .map(|c| c.cpu)
+            .collect();
+        if self.enable_start.is_some() && self.exit.is_some() {
+            let up: std::collections::HashSet<u32> = self
+                .cpus
+                .iter()
+                .filter(|c| c.up.is_some())
+                .map(|c| c.cpu)
+                .collect();
+            missing.extend(self.offlined.iter().filter(|cpu| !up.contains(cpu)));
+        }
+        missing.sort_unstable();
+        missing.dedup();
+        missing
+    }
+
+    /// True when the log shows the resume: the low-level resume, CPUs enabled or up, the
+    /// platform's wake, or the exit of an attempt that was not aborted.
+    pub fn resumed(&self) -> bool {
+        self.aborted.is_none()
+            && (self.low_level_resume.is_some()
+                || self.enable_start.is_some()
+                || self.wake.is_some()
+                || self.exit.is_some()
+                || self.cpus.iter().any(|c| c.up.is_some()))
+    }
+
+    /// The phase of that name, if both its ends are in the log.
+    pub fn phase(&self, name: PhaseName) -> Option<&Phase> {
+        self.phases.iter().find(|p| p.name == name)
+    }
+}

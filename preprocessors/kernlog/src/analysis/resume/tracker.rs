@@ -1,0 +1,555 @@
+//! The cycle tracker: a state machine fed one record at a time, keeping only the open
+//! cycle and bounded summaries, so that it runs in constant memory on logs of any length.
+
+use super::classify::{Marker, abort_cause, booting_apic, classify, is_boot_line};
+use super::model::*;
+use std::collections::{HashMap, HashSet};
+
+use crate::analysis::limits::{CPUS_KEPT, CYCLES_KEPT};
+use crate::parse::reader::{Clock, Record, Time};
+use crate::parse::record::Line;
+
+/// A backwards step of the monotonic clock larger than this starts a new segment: two
+/// excerpts pasted together, or a new boot.
+const BACKWARDS_TOLERANCE_US: i64 = 1_000_000;
+
+/// Splits a stream of kernel records into boots and suspend/resume cycles.
+#[derive(Debug, Default)]
+pub struct CycleTracker {
+    boot: usize,
+    seen_records: bool,
+    last_time: Option<Time>,
+    last_event: Option<Event>,
+    current: Option<Open>,
+    done: Vec<Cycle>,
+    /// Records since a stamp stepped back, held (at most [`HELD_MAX`]) until the log shows
+    /// whether it moved to a new clock (a new boot, another excerpt pasted after this one)
+    /// or the lines were only printed out of order (a CPU whose clock was not yet in step).
+    held: Vec<HeldRecord>,
+    cycles_not_kept: u64,
+    cpu_lines_not_kept: u64,
+}
+
+/// Lines stamped far back that are all held before the log is taken to have moved to a new
+/// clock: more than a CPU prints while it comes up.
+const HELD_MAX: usize = 16;
+
+/// An owned copy of the fields of a [`Record`] that the tracker reads.
+#[derive(Debug)]
+struct HeldRecord {
+    line: u64,
+    time: Option<Time>,
+    continuation: bool,
+    resolution_us: u64,
+    format: crate::parse::record::Format,
+    message: String,
+}
+
+impl HeldRecord {
+    fn of(record: &Record) -> Self {
+        HeldRecord {
+            line: record.line,
+            time: record.time,
+            continuation: record.continuation,
+            resolution_us: record.resolution_us,
+            format: record.format,
+            message: record.message.to_string(),
+        }
+    }
+
+    /// The record again, with its stamp or, for a line printed out of order, without one.
+    fn record(&self, keep_time: bool) -> Record<'_> {
+        Record {
+            line: self.line,
+            time: self.time.filter(|_| keep_time),
+            continuation: self.continuation && keep_time,
+            text: Line::new(self.format, None, self.resolution_us, &self.message),
+        }
+    }
+}
+
+#[derive(Debug)]
+struct Open {
+    cycle: Cycle,
+    /// The newest-wording entry was seen: wait for `PM: suspend exit`.
+    new_wording: bool,
+    /// `Restarting tasks ... done.` ended the cycle the older way; a `PM: suspend exit`
+    /// right after it still belongs to it (kernels print both when the entry is not shown).
+    thawed_old_style: bool,
+    resumed: bool,
+    /// Gaps up to the last marker, and gaps after it (dropped if no marker follows).
+    gaps: Vec<Gap>,
+    pending_gaps: Vec<Gap>,
+    freeze_start: Option<Event>,
+    freeze_end: Option<Event>,
+    platform_sleep: Option<Event>,
+    disable_start: Option<Event>,
+    last_offline: Option<Event>,
+    ec_event: Option<Event>,
+    thaw_start: Option<Event>,
+    thaw_done: Option<Event>,
+    /// Lines before the resume that tell why an attempt may abort (at most
+    /// [`ABORT_DETAILS_KEPT`]).
+    abort_details: Vec<AbortDetail>,
+    /// Where each CPU's bring-up is in `cycle.cpus`, and the CPUs in `cycle.offlined`: one
+    /// lookup per line, however many CPUs the log names.
+    cpu_index: HashMap<u32, usize>,
+    offlined: HashSet<u32>,
+}
+
+impl Open {
+    fn new(boot: usize, first: &Record) -> Self {
+        Open {
+            cycle: Cycle {
+                boot,
+                first_line: first.line,
+                last_line: first.line,
+                ..Cycle::default()
+            },
+            new_wording: false,
+            thawed_old_style: false,
+            resumed: false,
+            gaps: Vec::new(),
+            pending_gaps: Vec::new(),
+            freeze_start: None,
+            freeze_end: None,
+            platform_sleep: None,
+            disable_start: None,
+            last_offline: None,
+            ec_event: None,
+            thaw_start: None,
+            thaw_done: None,
+            abort_details: Vec::new(),
+            cpu_index: HashMap::new(),
+            offlined: HashSet::new(),
+        }
+    }
+}
+
+impl Open {
+    /// The bring-up of `cpu`, added if new; `None` once [`CPUS_KEPT`] CPUs are kept.
+    fn cpu(&mut self, cpu: u32) -> Option<&mut CpuBringup> {
+        let cpus = &mut self.cycle.cpus;
+        let index = match self.cpu_index.get(&cpu) {
+            Some(&index) => index,
+            None if cpus.len() < CPUS_KEPT => {
+                self.cpu_index.insert(cpu, cpus.len());
+                cpus.push(CpuBringup {
+                    cpu,
+                    apic: None,
+                    booting: None,
+                    up: None,
+                });
+                cpus.len() - 1
+            }
+            None => return None,
+        };
+        cpus.get_mut(index)
+    }
+}
+
+impl CycleTracker {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Feed one record. Records from user space are ignored.
+    ///
+    /// A stamp far behind the last one is a new clock only when the log says so: a boot
+    /// banner, a line only a boot prints, a cycle marker other than a CPU's bring-up, or
+    /// more than `HELD_MAX` lines that stay behind. A line that comes back to the old
+    /// timeline shows the lines before it were printed out of order: they keep their
+    /// meaning and lose their stamps.
+    pub fn push(&mut self, record: &Record) {
+        if !record.is_kernel() {
+            return;
+        }
+        let stamped = record.time.is_some() && !record.continuation;
+        if !stamped {
+            if self.held.is_empty() {
+                self.process(record, classify(record.message));
+            } else {
+                self.hold(record, false);
+            }
+            return;
+        }
+        let marker = classify(record.message);
+        let behind = self.seen_records
+            && marker != Some(Marker::BootBanner)
+            && record.time.is_some_and(|t| self.jumped_back(t));
+        if !behind {
+            self.release(false);
+            self.process(record, marker);
+            return;
+        }
+        let new_clock = marker.is_some_and(|m| !m.of_bringup()) || is_boot_line(record.message);
+        self.hold(record, new_clock);
+    }
+
+    /// Hold a record behind the old timeline; release the held lines on a new clock when
+    /// `new_clock` says so or too many are held.
+    fn hold(&mut self, record: &Record, new_clock: bool) {
+        self.held.push(HeldRecord::of(record));
+        if new_clock || self.held.len() > HELD_MAX {
+            self.release(true);
+        }
+    }
+
+    /// Process the held records, on a new boot with their stamps or, printed out of order,
+    /// without them.
+    #[inline]
+    fn release(&mut self, new_clock: bool) {
+        if self.held.is_empty() {
+            return;
+        }
+        if new_clock {
+            self.start_new_boot();
+        }
+        for held in std::mem::take(&mut self.held) {
+            let record = held.record(new_clock);
+            self.process(&record, classify(record.message));
+        }
+    }
+
+    /// One record, once it is known which timeline it belongs to.
+    fn process(&mut self, record: &Record, marker: Option<Marker>) {
+        if !record.continuation {
+            self.track_time(record, marker);
+        }
+        if let Some(marker) = marker {
+            self.apply(marker, record);
+        }
+        if let Some(open) = self.current.as_mut().filter(|o| !o.resumed)
+            && open.abort_details.len() < ABORT_DETAILS_KEPT
+            && let Some(cause) = abort_cause(record.message)
+        {
+            open.abort_details.push(AbortDetail {
+                line: record.line,
+                cause,
+                text: record.message.to_string(),
+            });
+        }
+        if !record.continuation && record.time.is_some() {
+            self.last_event = Some(Event::of(record));
+        }
+    }
+
+    /// Close the cycle still open and return every cycle found.
+    pub fn finish(mut self) -> Vec<Cycle> {
+        // Held lines at the very end: nothing says the clock changed, so they were printed
+        // out of order, kept without their stamps.
+        self.release(false);
+        self.close();
+        self.done
+    }
+
+    /// True when `time` is well before the last stamp on the same monotonic clock.
+    fn jumped_back(&self, time: Time) -> bool {
+        self.last_time.is_some_and(|last| {
+            last.clock == Clock::Monotonic
+                && time.clock == Clock::Monotonic
+                && last.micros.saturating_sub(time.micros) > BACKWARDS_TOLERANCE_US
+        })
+    }
+
+    fn start_new_boot(&mut self) {
+        self.close();
+        self.boot += 1;
+        self.last_event = None;
+        self.last_time = None;
+    }
+
+    /// Boot detection by banner, and gap tracking inside an open cycle.
+    fn track_time(&mut self, record: &Record, marker: Option<Marker>) {
+        let Some(time) = record.time else { return };
+        if marker == Some(Marker::BootBanner) && self.seen_records {
+            self.start_new_boot();
+        }
+        self.seen_records = true;
+        self.last_time = Some(time);
+        if let (Some(open), Some(prev)) = (self.current.as_mut(), self.last_event) {
+            let now = Event::of(record);
+            if let Some(us) = time.kernel_since(prev.time.unwrap_or(time)) {
+                keep_largest(
+                    &mut open.pending_gaps,
+                    Gap {
+                        from: prev,
+                        to: now,
+                        us: us.max(0),
+                    },
+                );
+            }
+        }
+    }
+
+    fn close(&mut self) {
+        if let Some(mut open) = self.current.take() {
+            // A log that ends before any resume: the suspend half runs to its last record.
+            if !open.resumed && open.cycle.entry.is_some() {
+                open.cycle.last_suspend_record = self.last_event;
+            }
+            if self.done.len() < CYCLES_KEPT {
+                self.done.push(finish_cycle(open));
+            } else {
+                self.cycles_not_kept += 1;
+            }
+        }
+    }
+
+    /// Cycles after the first [`CYCLES_KEPT`], and lines about CPUs beyond the first
+    /// [`CPUS_KEPT`] of a cycle, that were read but not kept.
+    pub fn not_kept(&self) -> (u64, u64) {
+        (self.cycles_not_kept, self.cpu_lines_not_kept)
+    }
+
+    fn open(&mut self, record: &Record) -> &mut Open {
+        let boot = self.boot;
+        self.current.get_or_insert_with(|| Open::new(boot, record))
+    }
+
+    fn apply(&mut self, marker: Marker, record: &Record) {
+        use Marker::*;
+        let event = Event::of(record);
+        if marker != SuspendExit && self.current.as_ref().is_some_and(|o| o.thawed_old_style) {
+            self.close();
+        }
+        // A new entry closes a cycle that already resumed, was abandoned, or has gone past
+        // the point where its own entry is printed: `PM: suspend entry` comes first, so one
+        // after an entry, a freeze or a platform sleep starts the next attempt. An
+        // older-style entry (`Syncing filesystems`, `Preparing system for sleep`) is a step of
+        // the same attempt until the attempt has frozen tasks or slept.
+        let under_way = |o: &Open| {
+            o.resumed
+                || o.freeze_start.is_some()
+                || o.freeze_end.is_some()
+                || o.platform_sleep.is_some()
+                || o.disable_start.is_some()
+                || o.cycle.aborted.is_some()
+        };
+        let closes = |o: &Open| match marker {
+            SuspendEntry(_) => under_way(o) || o.cycle.entry.is_some(),
+            OldSuspendEntry(_) => under_way(o),
+            _ => false,
+        };
+        if self.current.as_ref().is_some_and(closes) {
+            self.close();
+        }
+        // A second resume start without an entry between: two excerpts pasted together.
+        let repeated = match marker {
+            LowLevelResume(_) => self
+                .current
+                .as_ref()
+                .is_some_and(|o| o.cycle.low_level_resume.is_some()),
+            EnableCpus => self
+                .current
+                .as_ref()
+                .is_some_and(|o| o.cycle.enable_start.is_some()),
+            _ => false,
+        };
+        if repeated {
+            self.close();
+        }
+        if marker == BootBanner {
+            return;
+        }
+        let last_event = self.last_event;
+        let open = self.open(record);
+        open.cycle.last_line = record.line;
+        let pending = std::mem::take(&mut open.pending_gaps);
+        for gap in pending {
+            keep_largest(&mut open.gaps, gap);
+        }
+        match marker {
+            BootBanner => {}
+            SuspendEntry(mode) => {
+                open.cycle.entry = Some(event);
+                open.cycle.legacy_markers = false;
+                open.cycle.mode = open.cycle.mode.or(mode);
+                open.new_wording = true;
+            }
+            OldSuspendEntry(mode) => {
+                if open.cycle.entry.is_none() {
+                    open.cycle.entry = Some(event);
+                    open.cycle.legacy_markers = true;
+                }
+                open.cycle.mode = open.cycle.mode.or(mode);
+            }
+            FreezeStart => {
+                open.freeze_start.get_or_insert(event);
+            }
+            Hibernation => open.cycle.mode = Some(SleepMode::Hibernate),
+            FreezeEnd => open.freeze_end = Some(event),
+            PlatformSleep(mode) => {
+                open.platform_sleep.get_or_insert(event);
+                open.cycle.mode = open.cycle.mode.or(mode);
+            }
+            DisableCpus => {
+                open.disable_start.get_or_insert(event);
+            }
+            CpuOffline(cpu) => {
+                open.last_offline = Some(event);
+                let new = !open.offlined.contains(&cpu);
+                if new && open.offlined.len() < CPUS_KEPT {
+                    open.offlined.insert(cpu);
+                    open.cycle.offlined.push(cpu);
+                } else if new {
+                    self.cpu_lines_not_kept += 1;
+                }
+            }
+            LowLevelResume(mode) => {
+                begin_resume(open, last_event);
+                open.cycle.mode = open.cycle.mode.or(mode);
+                open.cycle.low_level_resume.get_or_insert(event);
+            }
+            EnableCpus => {
+                begin_resume(open, last_event);
+                open.cycle.enable_start.get_or_insert(event);
+            }
+            Booting(cpu) => {
+                begin_resume(open, last_event);
+                let apic = booting_apic(record.message);
+                match open.cpu(cpu) {
+                    Some(c) => {
+                        c.booting = Some(event);
+                        c.apic = apic;
+                    }
+                    None => self.cpu_lines_not_kept += 1,
+                }
+            }
+            CpuUp(cpu) => {
+                begin_resume(open, last_event);
+                match open.cpu(cpu) {
+                    Some(c) => c.up = Some(event),
+                    None => self.cpu_lines_not_kept += 1,
+                }
+            }
+            EnableEnd => open.cycle.enable_end = Some(event),
+            CpuError(cpu, error) if open.cycle.failures.len() < CPUS_KEPT => {
+                open.cycle.failures.push(CpuFailure {
+                    cpu,
+                    error,
+                    line: record.line,
+                })
+            }
+            CpuError(..) => self.cpu_lines_not_kept += 1,
+            Wake(mode) => {
+                begin_resume(open, last_event);
+                open.cycle.wake.get_or_insert(event);
+                open.cycle.mode = open.cycle.mode.or(mode);
+            }
+            EcInterruptUnblocked => {
+                if open.cycle.wake.is_some() {
+                    open.cycle.ec_unblock.get_or_insert(event);
+                }
+            }
+            EcEventUnblocked => {
+                open.ec_event.get_or_insert(event);
+            }
+            ThawStart => {
+                open.thaw_start.get_or_insert(event);
+            }
+            ThawDone => open.thaw_done = Some(event),
+            OldThawDone => {
+                open.thaw_done = Some(event);
+                if !open.new_wording {
+                    open.cycle.exit = Some(event);
+                    open.thawed_old_style = true;
+                }
+            }
+            SuspendExit => {
+                if open.thawed_old_style {
+                    // The cycle's real exit: it is not a cycle of the older kernels after all.
+                    open.cycle.legacy_markers &= open.cycle.entry.is_some() && !open.new_wording;
+                }
+                open.cycle.exit = Some(event);
+                self.close();
+            }
+            Aborted => {
+                if open.cycle.aborted.is_none() && !open.resumed {
+                    open.cycle.aborted = Some(self::Aborted {
+                        line: record.line,
+                        message: record.message.to_string(),
+                        cause: abort_cause(record.message).unwrap_or(AbortCause::DeviceOrWakeup),
+                        details: Vec::new(),
+                    });
+                }
+            }
+        }
+    }
+}
+
+fn begin_resume(open: &mut Open, last: Option<Event>) {
+    if !open.resumed {
+        open.resumed = true;
+        if open.cycle.entry.is_some() {
+            open.cycle.last_suspend_record = last;
+        }
+    }
+}
+
+fn keep_largest(gaps: &mut Vec<Gap>, gap: Gap) {
+    if gaps.len() == GAPS_KEPT && gaps.last().is_some_and(|g| g.us >= gap.us) {
+        return;
+    }
+    let pos = gaps.partition_point(|g| g.us >= gap.us);
+    gaps.insert(pos, gap);
+    gaps.truncate(GAPS_KEPT);
+}
+
+fn finish_cycle(open: Open) -> Cycle {
+    let mut cycle = open.cycle;
+    cycle.gaps = open.gaps;
+    if let Some(aborted) = cycle.aborted.as_mut() {
+        aborted.details = open.abort_details;
+        aborted.details.retain(|d| d.line != aborted.line);
+        // A generic line (`Some devices failed to suspend, or early wake event detected`)
+        // takes its cause from the lines around it.
+        if aborted.cause == AbortCause::DeviceOrWakeup
+            && let Some(told) = aborted.details.first()
+        {
+            aborted.cause = told.cause;
+        }
+    }
+    let mut phases = Vec::new();
+    let mut span = |name, start: Option<Event>, end: Option<Event>| {
+        if let (Some(start), Some(end)) = (start, end)
+            && end.line >= start.line
+        {
+            phases.push(Phase { name, start, end });
+        }
+    };
+    span(PhaseName::Freeze, open.freeze_start, open.freeze_end);
+    let sleep_entry = match (open.platform_sleep, open.disable_start) {
+        (Some(a), Some(b)) => Some(if a.line < b.line { a } else { b }),
+        (a, b) => a.or(b),
+    };
+    span(PhaseName::DeviceSuspend, open.freeze_end, sleep_entry);
+    span(
+        PhaseName::DisableCpus,
+        open.disable_start,
+        open.last_offline,
+    );
+    span(
+        PhaseName::LowLevelResume,
+        cycle.low_level_resume,
+        cycle.enable_start,
+    );
+    span(
+        PhaseName::EnableCpus,
+        cycle.enable_start,
+        cycle.enable_finished(),
+    );
+    span(PhaseName::PlatformWake, cycle.wake, cycle.ec_unblock);
+    span(PhaseName::EcUnblock, cycle.ec_unblock, open.ec_event);
+    span(
+        PhaseName::DeviceResume,
+        open.ec_event.or(cycle.ec_unblock),
+        open.thaw_start,
+    );
+    span(PhaseName::Thaw, open.thaw_start, open.thaw_done);
+    cycle.phases = phases;
+    cycle
+        .cpus
+        .sort_by_key(|c| c.booting.or(c.up).map(|e| e.line));
+    cycle
+}

@@ -1,0 +1,163 @@
+//! What became of each suspend attempt of the log: resumed, aborted before it slept, or
+//! never back. The checklist tells every attempt that did not resume as such, instead of
+//! passing over it.
+
+use crate::analysis::resume::Cycle;
+
+use super::{Item, Status};
+
+/// What the log shows of one suspend attempt.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Attempt {
+    /// Slept and came back, with the secondary CPUs brought up again.
+    Resumed,
+    /// Came back, but the log has no CPU bring-up (s2idle keeps the CPUs online, or the
+    /// lines are missing): nothing of the fix to check there.
+    ResumedWithoutBringup,
+    /// Abandoned before the system slept (freezer, a device's suspend callback, a pending
+    /// wakeup): `line`, `message` of the line that abandoned it.
+    Aborted { line: u64, message: String },
+    /// The log shows the suspend entry at `line` and nothing of a resume after it.
+    DidNotResume { line: u64 },
+}
+
+/// The outcome of `cycle`.
+pub fn attempt(cycle: &Cycle) -> Attempt {
+    if let Some(a) = &cycle.aborted {
+        return Attempt::Aborted {
+            line: a.line,
+            message: a.message.clone(),
+        };
+    }
+    let resumed = cycle.low_level_resume.is_some()
+        || cycle.enable_start.is_some()
+        || cycle.wake.is_some()
+        || cycle.ec_unblock.is_some()
+        || cycle.exit.is_some()
+        || !cycle.cpus.is_empty();
+    match (resumed, cycle.entry) {
+        (false, Some(entry)) => Attempt::DidNotResume { line: entry.line },
+        _ if cycle.enable_start.is_none() && cycle.cpus.is_empty() => {
+            Attempt::ResumedWithoutBringup
+        }
+        _ => Attempt::Resumed,
+    }
+}
+
+/// "attempt 2 aborted at line 40 (PM: Some devices failed to suspend)" and the like, for
+/// every attempt that did not resume with a bring-up; empty when all did.
+pub fn not_resumed(cycles: &[Cycle]) -> Vec<String> {
+    cycles
+        .iter()
+        .enumerate()
+        .filter_map(|(i, c)| {
+            let n = i + 1;
+            match attempt(c) {
+                Attempt::Resumed => None,
+                Attempt::ResumedWithoutBringup => Some(format!(
+                    "attempt {n} resumed without a CPU bring-up in the log (lines {}-{})",
+                    c.first_line, c.last_line
+                )),
+                Attempt::Aborted { line, message } => Some(format!(
+                    "attempt {n} aborted at line {line}, before it slept ({})",
+                    message.trim()
+                )),
+                Attempt::DidNotResume { line } => Some(format!(
+                    "attempt {n} did not resume (suspend at line {line}, no resume line after \
+                     it: the machine did not come back, or the log was cut there)"
+                )),
+            }
+        })
+        .collect()
+}
+
+/// The item "every attempt resumed": FAIL for an attempt that never came back (a hang is a
+/// failure), SKIP when some were aborted or had no bring-up (not tested), PASS otherwise.
+pub fn attempts_item(cycles: &[Cycle]) -> Item {
+    let name = "every attempt resumed";
+    let outcomes: Vec<Attempt> = cycles.iter().map(attempt).collect();
+    let lines = outcomes
+        .iter()
+        .filter_map(|a| match a {
+            Attempt::Aborted { line, .. } | Attempt::DidNotResume { line } => Some(*line),
+            _ => None,
+        })
+        .collect();
+    let told = not_resumed(cycles);
+    let resumed = outcomes.iter().filter(|a| **a == Attempt::Resumed).count();
+    let status = if outcomes
+        .iter()
+        .any(|a| matches!(a, Attempt::DidNotResume { .. }))
+    {
+        Status::Fail
+    } else if outcomes.is_empty() {
+        Status::Skip
+    } else if told.is_empty() {
+        Status::Pass
+    } else {
+        Status::Skip
+    };
+    let reason = if outcomes.is_empty() {
+        "no suspend attempt in the log".to_string()
+    } else if told.is_empty() {
+        format!(
+            "{resumed} of {} attempt{} slept and resumed",
+            outcomes.len(),
+            plural(outcomes.len())
+        )
+    } else {
+        format!(
+            "{resumed} of {} resumed with a CPU bring-up; {}",
+            outcomes.len(),
+            told.join("; ")
+        )
+    };
+    Item {
+        name,
+        status,
+        reason,
+        lines,
+    }
+}
+
+/// "s" unless `n` is 1.
+pub fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analyze_str;
+
+    #[test]
+    fn each_outcome_is_told() {
+        let log = "\
+[   10.000000] PM: suspend entry (deep)
+[   10.100000] Freezing user space processes
+[   30.100000] Freezing user space processes failed after 20.000 seconds (1 tasks refusing to freeze, wq_busy=0):
+[   30.200000] PM: suspend exit
+[   40.000000] PM: suspend entry (deep)
+[   40.100000] Enabling non-boot CPUs ...
+[   40.100100] smpboot: Booting Node 0 Processor 1 APIC 0x2
+[   40.102000] CPU1 is up
+[   40.200000] PM: suspend exit
+[   50.000000] PM: suspend entry (deep)
+[   50.000100] PM: Syncing filesystems ... done.
+";
+        let a = analyze_str(log);
+        let outcomes: Vec<Attempt> = a.cycles.iter().map(attempt).collect();
+        assert!(
+            matches!(outcomes[0], Attempt::Aborted { line: 3, .. }),
+            "{outcomes:?}"
+        );
+        assert_eq!(outcomes[1], Attempt::Resumed);
+        assert_eq!(outcomes[2], Attempt::DidNotResume { line: 10 });
+        let item = attempts_item(&a.cycles);
+        assert_eq!(item.status, Status::Fail, "{item:?}");
+        assert!(item.reason.starts_with("1 of 3 resumed"), "{}", item.reason);
+        assert!(item.reason.contains("attempt 1 aborted at line 3"));
+        assert!(item.reason.contains("attempt 3 did not resume"));
+        assert_eq!(item.lines, vec![3, 10]);
+    }
+}

@@ -1,0 +1,306 @@
+//! The checklist on small made-up logs.
+use super::*;
+use crate::analyze_str;
+use crate::render::checklist::render_checklist;
+
+const HEALTHY: &str = "\
+[  100.000000] Enabling non-boot CPUs ...
+[  100.000100] smpboot: Booting Node 0 Processor 1 APIC 0x2
+[  100.012000] CPU1 is up
+";
+
+fn statuses(text: &str) -> Vec<Status> {
+    check(&analyze_str(text), Limits::default())
+        .items
+        .iter()
+        .map(|i| i.status)
+        .collect()
+}
+
+#[test]
+fn a_healthy_log_without_mtrr_debug_leaves_the_mtrr_outcome_unknown() {
+    let list = check(&analyze_str(HEALTHY), Limits::default());
+    assert_eq!(list.overall, Overall::Unknown);
+    assert!(
+        list.verdict.starts_with("UNKNOWN: MTRR outcome unknown"),
+        "{}",
+        list.verdict
+    );
+    assert!(list.verdict.contains("mtrr=debug and the debug patch"));
+    assert!(list.verdict.contains("kernlog capture"));
+    assert!(!list.verdict.contains("not affected"), "{}", list.verdict);
+}
+
+#[test]
+fn logger_times_leave_the_bring_up_untimed() {
+    // The same bring-up as journalctl -o short-precise prints it: journald read all three
+    // lines after the thaw, 0.3 ms apart, whatever the kernel took.
+    let journal = "\
+Dec 01 03:10:53.141810 qemulab kernel: Enabling non-boot CPUs ...
+Dec 01 03:10:53.141900 qemulab kernel: smpboot: Booting Node 0 Processor 1 APIC 0x1
+Dec 01 03:10:53.142100 qemulab kernel: CPU1 is up
+";
+    let list = check(&analyze_str(journal), Limits::default());
+    assert_eq!(list.items[1].status, Status::Skip);
+    assert!(
+        list.items[1].reason.contains("logger"),
+        "{}",
+        list.items[1].reason
+    );
+    assert_eq!(list.overall, Overall::Unknown);
+    assert!(
+        list.verdict.contains("could not be timed"),
+        "{}",
+        list.verdict
+    );
+}
+
+#[test]
+fn each_failure_reason() {
+    // Slow bring-up.
+    let slow = HEALTHY.replace("100.012000", "102.500000");
+    assert_eq!(statuses(&slow)[1], Status::Fail);
+    // A CPU that did not come back.
+    let lost = format!(
+        "{HEALTHY}[  100.020000] smpboot: Booting Node 0 Processor 2 APIC 0x4\n[  110.000000] Error taking CPU2 up: -5\n"
+    );
+    assert_eq!(statuses(&lost)[2], Status::Fail);
+    // MTRR warning.
+    let warned = format!(
+        "{HEALTHY}[  100.013000] mtrr: your CPUs had inconsistent variable MTRR settings\n"
+    );
+    assert_eq!(statuses(&warned)[5], Status::Fail);
+    // Boot CPU changed (mtrr=debug), CPU 1 never checked: the boot CPU's own restore needs
+    // no diagnostic, but CPU 1's values were never shown.
+    let bp_only = format!(
+        "[  99.000000] MTRR cpu 0 disable: 0000000000000c00 -> 0000000000000000 [bits 0000000000000c00]\n\
+         [  99.000001] MTRR cpu 0 changes:__T\n\
+         [  99.000002] MTRR cpu 0 enable: 0000000000000000 -> 0000000000000c06 [bits 0000000000000c06]\n\
+         [  99.500000] ACPI: PM: Low-level resume complete\n{HEALTHY}"
+    );
+    let s = statuses(&bp_only);
+    assert_eq!(s[3], Status::Pass, "no AP came back changed");
+    assert_eq!(s[4], Status::Fail, "CPU 1 never checked");
+    // CPU 1 came back changed (its first run rewrote it), and no diagnostic: FAIL.
+    let ap_changed = format!("{}{}", cycle(10, true, false), "");
+    assert_eq!(statuses(&ap_changed)[3], Status::Fail, "missing diagnostic");
+    // Diagnostic without a change.
+    let spurious = format!(
+        "[  99.000000] MTRR cpu 0 disable: 0000000000000c06 -> 0000000000000000 [bits 0000000000000c06]\n\
+         [  99.000001] MTRR cpu 0 changes:___\n\
+         [  99.500000] ACPI: PM: Low-level resume complete\n{HEALTHY}[  100.013000] mtrr: your CPUs had unexpected MTRR settings on resume\n"
+    );
+    assert_eq!(statuses(&spurious)[3], Status::Fail);
+    // No resume at all.
+    let none = check(&analyze_str("[ 1.000000] hello\n"), Limits::default());
+    assert_eq!(none.overall, Overall::Unknown);
+    assert_eq!(none.items[0].status, Status::Skip, "no PASS for no attempt");
+    assert!(
+        none.verdict.contains("no suspend attempt"),
+        "{}",
+        none.verdict
+    );
+}
+
+/// One MTRR set-state run of `cpu` at `t` as the debug patch prints it.
+fn run(t: &str, cpu: u32, flags: &str) -> String {
+    format!(
+        "[{t}0] MTRR cpu {cpu} disable: 0000000000000c06 -> 0000000000000000 [bits 0000000000000c06]\n\
+         [{t}1] MTRR cpu {cpu} changes:{flags}\n\
+         [{t}2] MTRR cpu {cpu} enable: 0000000000000000 -> 0000000000000c06 [bits 0000000000000c06]\n"
+    )
+}
+
+/// One suspend/resume cycle with one AP; `changed` makes the firmware hand back the boot
+/// CPU and CPU 1 with changed MTRRs (each one's first run rewrites it), `diagnostic` adds
+/// the fix's (v2) message.
+fn cycle(t: u32, changed: bool, diagnostic: bool) -> String {
+    let flags = if changed { "VFT" } else { "___" };
+    let mut s = format!("[{t}.000000] PM: suspend entry (deep)\n");
+    s += &run(&format!("{t}.10000"), 0, flags);
+    s += &format!(
+        "[{t}.200000] ACPI: PM: Low-level resume complete\n\
+         [{t}.300000] Enabling non-boot CPUs ...\n\
+         [{t}.300100] smpboot: Booting Node 0 Processor 1 APIC 0x2\n"
+    );
+    s += &run(&format!("{t}.30050"), 1, flags);
+    s += &format!("[{t}.301000] CPU1 is up\n");
+    s += &run(&format!("{t}.30150"), 0, "___");
+    s += &run(&format!("{t}.30160"), 1, "___");
+    if diagnostic {
+        s += &format!(
+            "[{t}.302000] MTRRs of CPUs 1 differed from the saved state, restored each as it came up\n"
+        );
+    }
+    s + &format!("[{t}.400000] PM: suspend exit\n")
+}
+
+#[test]
+fn each_resume_is_judged_on_its_own_and_boot_warnings_do_not_count() {
+    let boot = "[    0.500000] mtrr: your CPUs had inconsistent variable MTRR settings\n";
+    // Changed on the second resume only, with the diagnostic there: PASS.
+    let good = format!("{boot}{}{}", cycle(10, false, false), cycle(20, true, true));
+    let list = check(&analyze_str(&good), Limits::default());
+    assert_eq!(list.overall, Overall::Pass, "{}", render_checklist(&list));
+    assert!(
+        list.verdict.starts_with("PASS: the fix restored the MTRRs"),
+        "{}",
+        list.verdict
+    );
+    assert!(
+        list.items[5].reason.contains("1 earlier"),
+        "{:?}",
+        list.items[5]
+    );
+    assert!(
+        list.items[3].reason.contains("1 of 2"),
+        "{:?}",
+        list.items[3]
+    );
+    // The diagnostic in the wrong resume: both directions fail.
+    let swapped = format!("{boot}{}{}", cycle(10, false, true), cycle(20, true, false));
+    let list = check(&analyze_str(&swapped), Limits::default());
+    assert_eq!(list.items[3].status, Status::Fail);
+    assert!(
+        list.items[3].reason.contains("resume 2 of 2"),
+        "{:?}",
+        list.items[3]
+    );
+    // A warning inside a resume still fails.
+    let warned = good.replace(
+        "[20.400000]",
+        "[20.350000] mtrr: your CPUs had inconsistent fixed MTRR settings\n[20.400000]",
+    );
+    assert_eq!(
+        check(&analyze_str(&warned), Limits::default()).items[5].status,
+        Status::Fail
+    );
+}
+
+#[test]
+fn values_are_compared_not_just_that_a_check_ran() {
+    // The AP's run rewrote variable 0 to another value than the boot CPU's restore did.
+    let bp_restore = "\
+[  9.000000] MTRR cpu 0 disable: 0000000000000c00 -> 0000000000000000 [bits 0000000000000c00]
+[  9.000001] MTRR cpu 0 variable 0 00000000ff800005/0000007fff800800 -> 0000000080000000/0000007f80000800 [bits 000000007f800005/000000007f800000]
+[  9.000002] MTRR cpu 0 changes:V_T
+[  9.000003] MTRR cpu 0 enable: 0000000000000000 -> 0000000000000c06 [bits 0000000000000c06]
+[  9.500000] ACPI: PM: Low-level resume complete
+";
+    let ap_run = |value: &str, bits: &str| {
+        format!(
+            "[ 100.015000] MTRR cpu 1 disable: 0000000000000c00 -> 0000000000000000 [bits 0000000000000c00]\n\
+             [ 100.015001] MTRR cpu 1 variable 0 00000000ff800005/0000007fff800800 -> {value}/0000007f80000800 [bits {bits}/000000007f800000]\n\
+             [ 100.015002] MTRR cpu 1 changes:V_T\n\
+             [ 100.015003] MTRR cpu 1 enable: 0000000000000000 -> 0000000000000c06 [bits 0000000000000c06]\n\
+             [ 100.030000] mtrr: your CPUs had unexpected MTRR settings on resume\n"
+        )
+    };
+    let same = format!(
+        "{bp_restore}{HEALTHY}{}",
+        ap_run("0000000080000000", "000000007f800005")
+    );
+    let list = check(&analyze_str(&same), Limits::default());
+    assert_eq!(list.items[4].status, Status::Pass, "{:?}", list.items[4]);
+    // MTRRdefType and variable 0, both shown for CPU 1 and for the boot CPU.
+    assert!(
+        list.items[4].reason.contains("2 register values equal"),
+        "{:?}",
+        list.items[4]
+    );
+    assert_eq!(list.overall, Overall::Pass, "{}", render_checklist(&list));
+    let other = format!(
+        "{bp_restore}{HEALTHY}{}",
+        ap_run("0000000000000000", "00000000ff800005")
+    );
+    let list = check(&analyze_str(&other), Limits::default());
+    assert_eq!(list.items[4].status, Status::Fail, "{:?}", list.items[4]);
+    assert!(
+        list.items[4].reason.contains("CPU 1 (resume 1) variable 0"),
+        "{:?}",
+        list.items[4]
+    );
+    assert!(list.verdict.starts_with("FAIL: every CPU consistent"));
+}
+
+#[test]
+fn mtrr_debug_without_a_change_is_not_affected() {
+    let log = format!("{}{}", cycle(10, false, false), cycle(20, false, false));
+    let list = check(&analyze_str(&log), Limits::default());
+    assert_eq!(list.overall, Overall::Pass, "{}", render_checklist(&list));
+    assert!(
+        list.verdict.starts_with("PASS: not affected: on 2 resumes"),
+        "{}",
+        list.verdict
+    );
+}
+
+#[test]
+fn attempts_that_did_not_resume_are_told_never_passed_over() {
+    let freezer = "\
+[   10.000000] PM: suspend entry (deep)
+[   10.100000] Freezing user space processes
+[   30.100000] Freezing user space processes failed after 20.000 seconds (1 tasks refusing to freeze, wq_busy=0):
+[   30.200000] PM: suspend exit
+";
+    let list = check(&analyze_str(freezer), Limits::default());
+    assert_eq!(list.overall, Overall::Unknown);
+    assert!(
+        list.verdict
+            .contains("attempt 1 aborted at line 3, before it slept (Freezing user space"),
+        "{}",
+        list.verdict
+    );
+    assert!(!list.verdict.contains("not affected") && !list.verdict.contains("nothing to check"));
+    // Aborted beside a good resume: the resume is judged, the abort still told.
+    let both = format!("{freezer}{HEALTHY}");
+    let list = check(&analyze_str(&both), Limits::default());
+    assert!(
+        list.verdict.contains("not tested: attempt 1 aborted"),
+        "{}",
+        list.verdict
+    );
+    // A suspend with nothing after it: the machine did not come back.
+    let hang = format!("{HEALTHY}[  200.000000] PM: suspend entry (deep)\n");
+    let list = check(&analyze_str(&hang), Limits::default());
+    assert_eq!(list.overall, Overall::Fail);
+    assert!(
+        list.verdict.starts_with("FAIL: every attempt resumed"),
+        "{}",
+        list.verdict
+    );
+    assert!(
+        list.verdict
+            .contains("attempt 2 did not resume (suspend at line 4")
+    );
+}
+
+#[test]
+fn cpus_put_online_by_hand_after_a_resume_are_not_a_thaw() {
+    // A resume with every AP offline (no thaw), then CPU 1 put online by hand: its MTRRs
+    // are rewritten by ordinary hotplug, nothing prints "CPU1 is up", and the fix has
+    // nothing to say. Then a real thaw in which CPU 1 comes back changed, with the line.
+    let by_hand = format!(
+        "[  5.000000] PM: suspend entry (deep)\n{}\
+         [  5.200000] ACPI: PM: Low-level resume complete\n\
+         [  5.400000] PM: suspend exit\n\
+         [  6.000000] smpboot: Booting Node 0 Processor 1 APIC 0x2\n{}",
+        run("5.10000", 0, "___"),
+        run("6.00010", 1, "VFT")
+    );
+    let log = format!("{by_hand}{}", cycle(10, true, true));
+    let list = check(&analyze_str(&log), Limits::default());
+    let item = |name: &str| list.items.iter().find(|i| i.name == name).unwrap();
+    assert_eq!(
+        item("every CPU came back").status,
+        Status::Pass,
+        "{}",
+        render_checklist(&list)
+    );
+    assert_eq!(
+        item("diagnostic if and only if the MTRRs changed").status,
+        Status::Pass,
+        "{}",
+        render_checklist(&list)
+    );
+}

@@ -1,0 +1,25 @@
+//! The tester's checklist as text, one item a line, and the verdict last.
+
+use crate::judge::checklist::Checklist;
+
+/// The checklist as text, one item a line, and the verdict last.
+pub fn render_checklist(list: &Checklist) -> String {
+    let mut out = String::new();
+    for item in &list.items {
+        let lines: Vec<String> = item.lines.iter().take(8).map(u64::to_string).collect();
+        out.push_str(&format!(
+            "[{}] {}: {}{}\n",
+            item.status.label(),
+            item.name,
+            item.reason,
+            if lines.is_empty() {
+                String::new()
+            } else {
+                format!(" (lines {})", lines.join(", "))
+            }
+        ));
+    }
+    out.push_str(&list.verdict);
+    out.push('\n');
+    out
+}

@@ -1,0 +1,119 @@
+//! A comparison as text, at most 72 columns wide, so that it can be pasted into a mail.
+
+use std::fmt::Write;
+
+use crate::analysis::findings::seconds;
+use crate::judge::compare::{Comparison, Figure, MtrrSide, Row, Stats};
+
+/// The width of every line: a mail's.
+pub const WIDTH: usize = 72;
+
+/// `text` wrapped to [`WIDTH`], the first line after `first`, the others after `rest`.
+pub fn wrap(text: &str, first: &str, rest: &str) -> String {
+    let options = textwrap::Options::new(WIDTH)
+        .initial_indent(first)
+        .subsequent_indent(rest)
+        .break_words(true);
+    let mut out = textwrap::fill(text, options);
+    out.push('\n');
+    out
+}
+
+/// `median 1.2 s  min 1.0 s  max 2.0 s` (or counts, for a figure that is one), or
+/// "no value".
+pub fn stats(figure: Figure, s: &Option<Stats>) -> String {
+    let show = |v: f64| {
+        if figure.is_duration() {
+            seconds(v)
+        } else {
+            format!("{v}")
+        }
+    };
+    match s {
+        Some(s) => format!(
+            "median {}  min {}  max {}",
+            show(s.median),
+            show(s.min),
+            show(s.max)
+        ),
+        None => "no value".to_string(),
+    }
+}
+
+fn row(out: &mut String, r: &Row) {
+    let n = |s: &Option<Stats>| s.map_or(0, |s| s.n);
+    let _ = writeln!(
+        out,
+        "{} (cycles: {} before, {} after)",
+        r.figure.name(),
+        n(&r.before),
+        n(&r.after)
+    );
+    let _ = writeln!(out, "  before  {}", stats(r.figure, &r.before));
+    let _ = writeln!(out, "  after   {}", stats(r.figure, &r.after));
+    let ratio = r
+        .ratio
+        .map_or("no ratio".to_string(), |x| format!("ratio {x:.3}"));
+    let _ = writeln!(out, "  {ratio}: {}", r.change.label_for(r.figure));
+}
+
+fn mtrr(out: &mut String, side: &str, m: &MtrrSide) {
+    for (name, status, reason) in &m.items {
+        out.push_str(&wrap(
+            &format!("[{}] {name}: {reason}", status.label()),
+            &format!("{side:<7}"),
+            "         ",
+        ));
+    }
+    if !m.findings.is_empty() {
+        let list: Vec<String> = m
+            .findings
+            .iter()
+            .map(|(id, n)| format!("{id} x{n}"))
+            .collect();
+        out.push_str(&wrap(
+            &format!("findings: {}", list.join(", ")),
+            &format!("{side:<7}"),
+            "         ",
+        ));
+    }
+}
+
+/// The figures, the MTRR findings and the warnings; no header (the report has its own).
+pub fn render_figures(c: &Comparison) -> String {
+    let mut out = String::new();
+    for r in &c.rows {
+        row(&mut out, r);
+    }
+    out.push_str("\nMTRRs:\n");
+    mtrr(&mut out, "before", &c.mtrr.0);
+    mtrr(&mut out, "after", &c.mtrr.1);
+    if !c.warnings.is_empty() {
+        out.push_str("\nwarnings:\n");
+        for w in &c.warnings {
+            out.push_str(&wrap(w, "- ", "  "));
+        }
+    }
+    out
+}
+
+/// The whole comparison: which sides, the figures, and the verdict last.
+pub fn render_comparison(c: &Comparison) -> String {
+    let mut out = String::new();
+    for (side, name, n) in [
+        ("BEFORE ", &c.before, c.cycles.0),
+        ("AFTER  ", &c.after, c.cycles.1),
+    ] {
+        let s = if n == 1 { "" } else { "s" };
+        out.push_str(&wrap(
+            &format!("{name} ({n} resumed cycle{s})"),
+            side,
+            "       ",
+        ));
+    }
+    out.push('\n');
+    out.push_str(&render_figures(c));
+    out.push('\n');
+    out.push_str(&wrap(&c.verdict, "", "  "));
+    out
+}

@@ -1,0 +1,323 @@
+//! `kernlog report`: the results of a test as plain text for a reply on the kernel list,
+//! at most 72 columns: the machine, the kernels, which patch was tested, the figures of
+//! `compare`, the few log lines that matter, and a `Tested-by:` line for the tester to
+//! fill in.
+
+use crate::evidence::Evidence;
+use crate::judge::checklist::{Limits, check_evidence, is_fix_diagnostic};
+use crate::judge::compare::{compare_sides, resumed, side_stats};
+use crate::render::comparison::{render_figures, stats, wrap};
+
+/// At most this many log lines are quoted per input.
+const QUOTED_LINES: usize = 6;
+
+/// `"LABEL" on RELEASE`, or what is known of it.
+fn tested(e: &Evidence) -> String {
+    let release = e.kernel.release.as_deref().unwrap_or("an unnamed kernel");
+    match e.label() {
+        Some(label) => format!("\"{label}\" on {release}"),
+        None => format!(
+            "{release} ({} is a log, not a bundle: say which patch and version it carries)",
+            e.name
+        ),
+    }
+}
+
+fn method(e: &Evidence) -> Option<String> {
+    let c = &e.captured.as_ref()?.capture;
+    let how = match c.method {
+        crate::evidence::bundle::Method::Systemd => "systemctl suspend",
+        crate::evidence::bundle::Method::Sysfs => "/sys/power/state",
+    };
+    let mem_sleep = c
+        .mem_sleep
+        .as_deref()
+        .map(|m| format!(", mem_sleep {m}"))
+        .unwrap_or_default();
+    Some(format!(
+        "{} of {} cycles recorded, {how}, RTC wake after {} s{mem_sleep}",
+        c.cycles.len(),
+        c.cycles_requested,
+        c.wake_after_s
+    ))
+}
+
+/// The lines worth quoting: the bring-up of the slowest CPU's cycle (its Enabling line,
+/// the slowest CPU's Booting and up lines), the fix's diagnostic, the first MTRR warning,
+/// aborted attempts and CPUs that failed.
+fn lines_that_matter(e: &Evidence) -> Vec<u64> {
+    let a = &e.analysis;
+    let mut lines = Vec::new();
+    let slowest = resumed(e)
+        .into_iter()
+        .flat_map(|c| c.cpus.iter().map(move |cpu| (c, cpu)))
+        .filter_map(|(c, cpu)| cpu.bringup_ms().map(|ms| (ms, c, cpu)))
+        .max_by(|x, y| x.0.total_cmp(&y.0));
+    if let Some((_, c, cpu)) = slowest {
+        lines.extend(c.enable_start.map(|e| e.line));
+        lines.extend(cpu.booting.map(|e| e.line));
+        lines.extend(cpu.up.map(|e| e.line));
+        lines.extend(c.enable_finished().map(|e| e.line));
+    }
+    // Boot-time MTRR messages before the first suspend are not the resume's.
+    let first = a.cycles.first().map_or(u64::MAX, |c| c.first_line);
+    let warning = |diagnostic: bool| {
+        a.mtrr
+            .warnings
+            .iter()
+            .find(|w| w.line >= first && is_fix_diagnostic(&w.text) == diagnostic)
+            .map(|w| w.line)
+    };
+    let mut more: Vec<u64> = Vec::new();
+    for c in &a.cycles {
+        more.extend(c.aborted.as_ref().map(|x| x.line));
+        more.extend(c.failures.iter().map(|f| f.line));
+    }
+    // Most telling first: what went wrong, the fix's diagnostic, then the bring-up.
+    let mut picked: Vec<u64> = more.into_iter().take(2).collect();
+    picked.extend(warning(false));
+    picked.extend(warning(true));
+    picked.extend(lines);
+    let mut lines = picked;
+    lines.sort_unstable();
+    lines.dedup();
+    lines.truncate(QUOTED_LINES);
+    lines
+}
+
+fn heading(out: &mut String, text: &str) {
+    out.push('\n');
+    out.push_str(text);
+    out.push('\n');
+}
+
+/// The inputs grouped into sides: consecutive inputs of one kernel build (the same
+/// `Linux version` banner, or the same release where an input has no banner) are boots of
+/// one kernel; a log that names no kernel is a side of its own.
+pub fn sides(inputs: &[Evidence]) -> Vec<Vec<&Evidence>> {
+    let mut out: Vec<Vec<&Evidence>> = Vec::new();
+    for e in inputs {
+        match out.last_mut() {
+            Some(side) if side.iter().all(|s| same_kernel(s, e)) => side.push(e),
+            _ => out.push(vec![e]),
+        }
+    }
+    out
+}
+
+fn same_kernel(a: &Evidence, b: &Evidence) -> bool {
+    let (a, b) = (&a.kernel, &b.kernel);
+    match (&a.build, &b.build) {
+        (Some(x), Some(y)) => x == y,
+        _ => a.release.is_some() && a.release == b.release,
+    }
+}
+
+/// `"LABEL" on RELEASE`, and how many boots, for a side.
+fn tested_side(side: &[&Evidence]) -> String {
+    let first = tested(side[0]);
+    match side.len() {
+        1 => first,
+        n => format!("{first}, {n} boots"),
+    }
+}
+
+/// "before", "after", "after 2", ... for side `index` of `count`.
+fn side_label(index: usize, count: usize) -> String {
+    match (count, index) {
+        (1, _) => "tested".to_string(),
+        (_, 0) => "before".to_string(),
+        (2, _) => "after".to_string(),
+        (_, i) => format!("after {i}"),
+    }
+}
+
+/// The report on `inputs`. Consecutive inputs of one kernel release are one side (several
+/// boots); with several sides the first is the baseline (the kernel without the patch) and
+/// each other is compared with it.
+pub fn render_reply(inputs: &[Evidence], threshold_pct: f64) -> String {
+    let mut out = String::new();
+    let sides = sides(inputs);
+    if sides.is_empty() {
+        return out;
+    }
+    let machines: Vec<String> = inputs.iter().filter_map(Evidence::machine).collect();
+    out.push_str(&wrap(
+        machines
+            .first()
+            .map_or("not recorded (plain logs carry no DMI data)", |m| m),
+        "Machine:  ",
+        "          ",
+    ));
+    let (baseline, tested_sides) = match sides.split_first() {
+        Some((b, rest)) if !rest.is_empty() => (Some(b), rest),
+        _ => (None, &sides[..]),
+    };
+    if let Some(b) = baseline {
+        out.push_str(&wrap(&tested_side(b), "Baseline: ", "          "));
+    }
+    for t in tested_sides {
+        out.push_str(&wrap(&tested_side(t), "Tested:   ", "          "));
+    }
+    if let Some(m) = inputs.iter().find_map(method) {
+        out.push_str(&wrap(&m, "Method:   ", "          "));
+    }
+    if let Some(cmdline) = tested_sides[0][0].kernel.cmdline.as_deref() {
+        out.push_str(&wrap(cmdline, "Cmdline:  ", "          "));
+    }
+    match baseline {
+        Some(b) => {
+            for t in tested_sides {
+                let c = compare_sides(b, t, threshold_pct);
+                heading(
+                    &mut out,
+                    &format!("kernlog compare, threshold {threshold_pct}%:"),
+                );
+                out.push_str(&render_figures(&c));
+                out.push('\n');
+                out.push_str(&wrap(&c.verdict, "", "  "));
+            }
+        }
+        None => {
+            let side = &sides[0];
+            let n: usize = side.iter().map(|e| resumed(e).len()).sum();
+            heading(
+                &mut out,
+                &format!(
+                    "Figures over {n} resumed cycle{}:",
+                    if n == 1 { "" } else { "s" }
+                ),
+            );
+            for (figure, s) in side_stats(side) {
+                out.push_str(figure.name());
+                out.push('\n');
+                out.push_str(&wrap(&stats(figure, &s), "  ", "  "));
+            }
+        }
+    }
+    heading(&mut out, "kernlog check:");
+    for (i, side) in sides.iter().enumerate() {
+        for (k, e) in side.iter().enumerate() {
+            let list = check_evidence(e, Limits::default());
+            let who = match side.len() {
+                1 => side_label(i, sides.len()),
+                _ => format!("{}, boot {}", side_label(i, sides.len()), k + 1),
+            };
+            out.push_str(&wrap(&list.verdict, &format!("{who}: "), "  "));
+        }
+    }
+    for (i, side) in sides.iter().enumerate() {
+        // The first input of a side stands for it: the lines are alike from boot to boot.
+        let e = side[0];
+        let quoted = e.quote(&lines_that_matter(e));
+        if quoted.is_empty() {
+            continue;
+        }
+        let of = if side.len() > 1 {
+            format!(", {}", e.name)
+        } else {
+            String::new()
+        };
+        heading(
+            &mut out,
+            &format!("Lines that matter ({}{of}):", side_label(i, sides.len())),
+        );
+        for (line, text) in quoted {
+            out.push_str(&wrap(&text, &format!("{line:>6}  "), "          "));
+        }
+    }
+    out.push_str(
+        "\nFill in your name and address, and keep the line only if the results\n\
+         show the patch working for you:\n\n\
+         Tested-by: NAME <ADDRESS>\n",
+    );
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::render::comparison::WIDTH;
+
+    fn log(text: &str) -> Evidence {
+        Evidence::from_log("resume.log", text.as_bytes()).unwrap()
+    }
+
+    const SLOW: &str = "\
+[    0.000000] Linux version 7.3.4 (a@b) #1
+[   10.000000] PM: suspend entry (deep)
+[   10.100000] Enabling non-boot CPUs ...
+[   10.100100] smpboot: Booting Node 0 Processor 1 APIC 0x2
+[   12.100000] CPU1 is up
+[   12.200000] PM: suspend exit
+";
+
+    #[test]
+    fn one_log_gives_its_figures_its_lines_and_an_empty_tested_by() {
+        let text = render_reply(&[log(SLOW)], 10.0);
+        assert!(text.lines().all(|l| l.chars().count() <= WIDTH), "{text}");
+        assert!(text.starts_with("Machine:  not recorded"), "{text}");
+        assert!(
+            text.contains("Tested:   7.3.4 (resume.log is a log, not a bundle"),
+            "{text}"
+        );
+        // Enabling at 10.1 s, CPU1 up at 12.1 s.
+        assert!(text.contains("bring-up phase\n  median 2.000 s"), "{text}");
+        // No mtrr=debug lines: no count of CPUs with changed MTRRs.
+        assert!(
+            text.contains("CPUs with changed MTRRs\n  no value"),
+            "{text}"
+        );
+        assert!(
+            text.contains("     3  [   10.100000] Enabling non-boot CPUs ..."),
+            "{text}"
+        );
+        assert!(text.contains("     5  [   12.100000] CPU1 is up"), "{text}");
+        assert!(text.contains("tested: FAIL: CPU bring-up time"), "{text}");
+        assert!(text.ends_with("Tested-by: NAME <ADDRESS>\n"), "{text}");
+    }
+
+    #[test]
+    fn long_lines_wrap_at_72_columns() {
+        let long = SLOW.replace(
+            "Linux version 7.3.4 (a@b) #1",
+            &format!("Linux version 7.3.4-{} (a@b) #1", "x".repeat(150)),
+        ) + &format!(
+            "[   12.300000] mtrr: your CPUs had {} MTRR settings\n",
+            "odd ".repeat(30)
+        );
+        let text = render_reply(&[log(SLOW), log(&long)], 10.0);
+        assert!(text.lines().all(|l| l.chars().count() <= WIDTH), "{text}");
+        assert!(text.contains("Baseline: 7.3.4 (resume.log"), "{text}");
+        assert!(
+            text.contains("SAME: bring-up phase median 2.000 s before"),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn boots_of_one_kernel_are_one_side() {
+        let fix = SLOW.replace("7.3.4 (a@b)", "7.3.4-fix (a@b)");
+        let inputs = [log(SLOW), log(SLOW), log(&fix), log(&fix)];
+        let s = sides(&inputs);
+        assert_eq!(s.iter().map(Vec::len).collect::<Vec<_>>(), vec![2, 2]);
+        let text = render_reply(&inputs, 10.0);
+        assert!(
+            text.contains("Baseline: 7.3.4 (resume.log is a log"),
+            "{text}"
+        );
+        let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(
+            flat.contains("which patch and version it carries), 2 boots"),
+            "{text}"
+        );
+        assert!(
+            text.contains("bring-up phase (cycles: 2 before, 2 after)"),
+            "{text}"
+        );
+        assert!(text.lines().all(|l| l.chars().count() <= WIDTH), "{text}");
+        // A log naming no kernel is a side of its own.
+        let bare = [log("[ 1.0] x\n"), log("[ 1.0] x\n")];
+        assert_eq!(sides(&bare).len(), 2);
+    }
+}
