@@ -5,10 +5,11 @@
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufRead, BufReader, IsTerminal, Read};
 use std::os::unix::fs::{FileTypeExt, OpenOptionsExt};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 use kernlog::evidence::Evidence;
+use kernlog::evidence::bundle::{BundleFiles, MemberError, MemberPath};
 
 const BUFFER: usize = 256 * 1024;
 
@@ -71,12 +72,20 @@ impl Read for UpToNow {
     }
 }
 
+/// The most bytes of a plain log that `check`, `compare` and `report` read (they keep it, to
+/// quote its lines); `analyze` streams any length.
+const EVIDENCE_LOG_CAP: u64 = kernlog::evidence::bundle::LOG_CAP;
+
 /// A bundle folder or a log (a file, `-`, a device) as evidence for `check`, `compare`
-/// and `report`; the log is read into memory, to be analysed and searched for its banner.
+/// and `report`; the log is read into memory, to be analysed and quoted.
 pub fn evidence(path: &Path) -> Result<Evidence> {
     if path.is_dir() {
-        return Evidence::open_bundle(path).map_err(|e| {
-            anyhow::anyhow!("{e}; name a bundle folder written by `kernlog capture`, or a log")
+        let mut files = Folder::new(path);
+        return Evidence::from_bundle(&path.display().to_string(), &mut files).map_err(|e| {
+            anyhow::anyhow!(
+                "{}/{e}; name a bundle folder written by `kernlog capture`, or a log",
+                path.display()
+            )
         });
     }
     let name = path.file_name().and_then(|n| n.to_str());
@@ -88,8 +97,137 @@ pub fn evidence(path: &Path) -> Result<Evidence> {
     }
     let mut bytes = Vec::new();
     open(path)?
+        .take(EVIDENCE_LOG_CAP + 1)
         .read_to_end(&mut bytes)
         .with_context(|| format!("cannot read {}", path.display()))?;
+    if bytes.len() as u64 > EVIDENCE_LOG_CAP {
+        bail!(
+            "{} is longer than {} MiB, which check, compare and report read at most; cut it to \
+             the boots of the test (journalctl -k -b, or the lines from the first suspend on), \
+             or use `kernlog analyze`, which reads any length",
+            path.display(),
+            EVIDENCE_LOG_CAP >> 20
+        );
+    }
     Evidence::from_log(&path.display().to_string(), &bytes)
         .with_context(|| format!("cannot read {}", path.display()))
+}
+
+/// Every input as evidence, the same capture named twice refused.
+pub fn evidence_list(paths: &[PathBuf]) -> Result<Vec<Evidence>> {
+    let mut list: Vec<Evidence> = Vec::with_capacity(paths.len());
+    for (i, path) in paths.iter().enumerate() {
+        let e = evidence(path)?;
+        if let Some(j) = list.iter().position(|earlier| earlier.same_as(&e)) {
+            bail!(
+                "{} and {} hold the same capture: one test named twice is not two boots \
+                 (name each bundle once)",
+                paths[j].display(),
+                paths[i].display()
+            );
+        }
+        list.push(e);
+    }
+    Ok(list)
+}
+
+/// A bundle's folder on disk, read member by member: regular files only, no link anywhere
+/// inside the folder, no device, FIFO or socket, each within its cap, opened without
+/// blocking.
+pub struct Folder {
+    dir: PathBuf,
+}
+
+impl Folder {
+    pub fn new(dir: &Path) -> Folder {
+        Folder {
+            dir: dir.to_path_buf(),
+        }
+    }
+
+    /// The member's path on disk, every part of it checked to be no link; the last part
+    /// must be a regular file.
+    fn locate(&self, path: &MemberPath) -> Result<(PathBuf, std::fs::Metadata), MemberError> {
+        let mut full = self.dir.clone();
+        let mut parts = path.as_str().split('/').peekable();
+        while let Some(part) = parts.next() {
+            full.push(part);
+            let meta = std::fs::symlink_metadata(&full).map_err(member_error)?;
+            let kind = meta.file_type();
+            let last = parts.peek().is_none();
+            if kind.is_symlink() {
+                return Err(MemberError::NotAFile("a symbolic link"));
+            }
+            if !last {
+                if !kind.is_dir() {
+                    return Err(MemberError::NotAFile(
+                        "inside something other than a folder",
+                    ));
+                }
+                continue;
+            }
+            return match kind_name(&kind) {
+                None => Ok((full, meta)),
+                Some(name) => Err(MemberError::NotAFile(name)),
+            };
+        }
+        Err(MemberError::Missing)
+    }
+}
+
+fn kind_name(kind: &std::fs::FileType) -> Option<&'static str> {
+    if kind.is_file() {
+        None
+    } else if kind.is_dir() {
+        Some("a folder")
+    } else if kind.is_fifo() {
+        Some("a FIFO")
+    } else if kind.is_char_device() || kind.is_block_device() {
+        Some("a device")
+    } else if kind.is_socket() {
+        Some("a socket")
+    } else {
+        Some("not a plain file")
+    }
+}
+
+fn member_error(e: io::Error) -> MemberError {
+    if e.kind() == io::ErrorKind::NotFound {
+        MemberError::Missing
+    } else {
+        // The system's words only: never the path, never any content.
+        MemberError::Unreadable(e.kind().to_string())
+    }
+}
+
+impl BundleFiles for Folder {
+    fn read(&mut self, path: &MemberPath, cap: u64) -> Result<Vec<u8>, MemberError> {
+        let (full, meta) = self.locate(path)?;
+        if meta.len() > cap {
+            return Err(MemberError::TooLarge { cap });
+        }
+        // O_NOFOLLOW and O_NONBLOCK: a member swapped for a link or a FIFO since it was
+        // looked at fails to open instead of being followed or blocking.
+        let file = OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+            .open(&full)
+            .map_err(member_error)?;
+        let opened = file.metadata().map_err(member_error)?;
+        if let Some(name) = kind_name(&opened.file_type()) {
+            return Err(MemberError::NotAFile(name));
+        }
+        let mut bytes = Vec::with_capacity(opened.len().min(cap) as usize);
+        file.take(cap + 1)
+            .read_to_end(&mut bytes)
+            .map_err(member_error)?;
+        if bytes.len() as u64 > cap {
+            return Err(MemberError::TooLarge { cap });
+        }
+        Ok(bytes)
+    }
+
+    fn check(&mut self, path: &MemberPath) -> Result<(), MemberError> {
+        self.locate(path).map(|_| ())
+    }
 }

@@ -135,8 +135,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
             threshold,
         } => {
             check_threshold(threshold)?;
-            let (before, after) = (input::evidence(&before)?, input::evidence(&after)?);
-            let comparison = compare(&before, &after, threshold);
+            let sides = input::evidence_list(&[before, after])?;
+            let comparison = compare(&sides[0], &sides[1], threshold);
             stdout.write_all(render_comparison(&comparison).as_bytes())?;
             ExitCode::SUCCESS
         }
@@ -146,10 +146,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             html,
         } => {
             check_threshold(threshold)?;
-            let evidence = inputs
-                .iter()
-                .map(|p| input::evidence(p))
-                .collect::<Result<Vec<_>>>()?;
+            let evidence = input::evidence_list(&inputs)?;
             if let Some(path) = html {
                 html::write(&path, &evidence, threshold)?;
             }

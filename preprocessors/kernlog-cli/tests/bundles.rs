@@ -140,7 +140,7 @@ fn what_is_not_a_bundle_is_refused_clearly() {
     let yaml_file = bundle("with-fix-changed").join("capture.yaml");
     let cases = [
         (s(&yaml_file).to_string(), "name the bundle's folder"),
-        (s(empty.path()).to_string(), "no capture.yaml"),
+        (s(empty.path()).to_string(), "capture.yaml: not found"),
         (s(other.path()).to_string(), "sleepgraph/5"),
         (s(missing.path()).to_string(), "mtrr/after-cycle-2.txt"),
         (
@@ -361,7 +361,9 @@ fn a_file_of_another_kind_is_told_to_have_no_suspend_in_it() {
             .unwrap()
             .starts_with("UNKNOWN: no suspend attempt")
     );
-    let out = kernlog(&["compare", s(&path), s(&path)]);
+    let other = dir.path().join("not-a-log-either.bin");
+    fs::write(&other, &bytes[..bytes.len().min(32768)]).unwrap();
+    let out = kernlog(&["compare", s(&path), s(&other)]);
     let (stdout, _) = text(&out);
     assert!(
         stdout.ends_with("UNKNOWN: nothing to compare: no figure has a value on both sides\n"),

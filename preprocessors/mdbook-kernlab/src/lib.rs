@@ -27,7 +27,6 @@ pub mod inline;
 pub mod references;
 pub mod render;
 pub mod scan;
-pub mod yaml;
 
 use std::path::Path;
 #[cfg(feature = "preprocessor")]

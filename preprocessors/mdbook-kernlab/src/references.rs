@@ -65,7 +65,7 @@ fn read_yaml<T: serde::de::DeserializeOwned>(path: &Path) -> Result<(T, String),
         ));
     }
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let value = crate::yaml::from_str(&text).map_err(|e| {
+    let value = kernlog::parse::yaml::from_str(&text).map_err(|e| {
         let line = e.location().map_or(String::new(), |l| format!(":{}", l.line));
         format!(
             "{}{line}: not an index of the kind book.toml says it is: {} (the format is in mdbook-kernlab's README, `symbols.yaml` and `threads.yaml`)",

@@ -7,7 +7,9 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use clap::Parser;
-use kernlog::evidence::bundle::{Bundle, Capture, Method, Outcome, Verdict, parse_dump};
+use kernlog::evidence::bundle::{
+    Bundle, Capture, Method, Outcome, Verdict, parse_dump, read_bundle,
+};
 
 use super::{CaptureArgs, Host, command_line, run};
 
@@ -222,7 +224,7 @@ fn three_cycles_that_resume_make_a_complete_bundle() {
     assert_eq!(verdict, Ok(Verdict::Complete));
     assert_eq!(host.requests, [Method::Sysfs; 3]);
 
-    let bundle = Bundle::open(&out).unwrap();
+    let bundle = open_bundle(&out);
     let c = &bundle.capture;
     assert_eq!(c.label, "7.3.4 without the fix");
     assert_eq!(c.kernel.release, "7.3.4-test");
@@ -258,7 +260,7 @@ fn three_cycles_that_resume_make_a_complete_bundle() {
         ("kmsg", 11, 11)
     );
     assert_eq!(log.follows, "7.3.4 without the fix");
-    let text = std::fs::read_to_string(bundle.kernel_log()).unwrap();
+    let text = String::from_utf8(bundle.log.clone()).unwrap();
     assert!(
         text.starts_with("6,0,0,-;Linux version 7.3.4-test\n"),
         "{text}"
@@ -266,11 +268,11 @@ fn three_cycles_that_resume_make_a_complete_bundle() {
     assert_eq!(text.matches("PM: suspend exit").count(), 3);
 
     // The dumps were read after each resume: CPU 1's default type as the script left it.
-    let after2 = bundle.mtrr_dump("mtrr/after-cycle-2.txt").unwrap();
+    let after2 = &bundle.after[1].1;
     let r = after2[1].registers.as_ref().unwrap();
     assert_eq!(r.def_type, 0x806);
     assert_eq!(r.variable, [(0x200, 0x201), (0x202, 0x203)]);
-    let boot = bundle.mtrr_dump("mtrr/boot.txt").unwrap();
+    let boot = bundle.boot.as_ref().unwrap();
     assert_eq!(boot[1].registers.as_ref().unwrap().def_type, 0xc06);
 
     // Before each suspend the file on disk already said `suspending`.
@@ -311,7 +313,7 @@ fn a_machine_that_does_not_wake_ends_the_capture_as_did_not_resume() {
         2,
         "no third attempt after a cycle that did not resume"
     );
-    let bundle = Bundle::open(&out).unwrap();
+    let bundle = open_bundle(&out);
     assert_eq!(bundle.capture.cycles[1].outcome, Outcome::DidNotResume);
     assert_eq!(bundle.capture.cycles[1].mtrr, None);
     assert_eq!(bundle.capture.verdict, Verdict::Incomplete(why.to_string()));
@@ -340,7 +342,7 @@ fn a_refused_suspend_is_aborted_with_its_reasons_and_the_next_cycle_runs() {
         panic!("complete after an abort")
     };
     assert!(why.starts_with("cycle 1: aborted: writing mem to /sys/power/state: Device or resource busy; the kernel: PM: Some devices failed"), "{why}");
-    let bundle = Bundle::open(&out).unwrap();
+    let bundle = open_bundle(&out);
     assert_eq!(bundle.capture.cycles[1].outcome, Outcome::Resumed);
 }
 
@@ -473,6 +475,10 @@ fn without_proc_sys_the_release_comes_from_uname() {
     host.script = [Act::Resume(0xc06)].into();
     let out = host.path("bundle");
     capture(&mut host, &out, &["--cycles", "1"]).unwrap();
-    let bundle = Bundle::open(&out).unwrap();
+    let bundle = open_bundle(&out);
     assert_eq!(bundle.capture.kernel.release, "6.12.48-qemulab");
+}
+
+fn open_bundle(dir: &std::path::Path) -> Bundle {
+    read_bundle(&mut crate::input::Folder::new(dir)).unwrap()
 }

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use kernlog::evidence::bundle::{
     self, Capture, CpuMtrrs, EntryCommon, ManifestEntry, count_kmsg_records, render_dump,
-    render_manifest, write_atomic,
+    render_manifest,
 };
 
 use super::kmsg::KmsgTail;
@@ -119,5 +119,27 @@ impl Writer {
         ];
         entries.extend(self.files.iter().cloned());
         self.write(bundle::MANIFEST_FILE, render_manifest(&entries).as_bytes())
+    }
+}
+
+/// Replaces `dir/name` with `bytes` through a temporary file renamed over it, flushed to
+/// the disk first, so that a machine that never comes back leaves the old or the new file,
+/// never a part.
+fn write_atomic(dir: &std::path::Path, name: &str, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write as _;
+    let target = dir.join(name);
+    let parent = target.parent().unwrap_or(dir);
+    let file_name = target
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let temp = parent.join(format!(".{file_name}.tmp"));
+    let mut file = std::fs::File::create(&temp)?;
+    file.write_all(bytes)?;
+    file.sync_all()?;
+    std::fs::rename(&temp, &target)?;
+    match std::fs::File::open(parent)?.sync_all() {
+        Err(e) if e.kind() == std::io::ErrorKind::InvalidInput => Ok(()),
+        other => other,
     }
 }

@@ -3,9 +3,11 @@
 //! * [`resume`]: suspend/resume cycles, their phases and each CPU's bring-up;
 //! * [`mtrr`]: MTRR values decoded, and what the kernel printed about them;
 //! * [`trace`]: `trace-cmd report` statistics; [`probes`]: delay-loop speed probes;
+//! * [`banner`]: the kernel the log names;
 //! * [`pass`]: the one pass that feeds them all ([`Analyzer`]), with [`findings`] drawn from
 //!   the result and [`limits`] on what is kept.
 
+pub mod banner;
 pub mod findings;
 pub mod limits;
 pub mod mtrr;

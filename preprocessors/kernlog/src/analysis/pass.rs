@@ -2,6 +2,7 @@
 
 use std::io::{self, BufRead};
 
+use crate::analysis::banner::KernelId;
 use crate::analysis::findings::{Finding, findings};
 use crate::analysis::limits::NotKept;
 use crate::analysis::mtrr::{MtrrCollector, MtrrLog};
@@ -64,6 +65,8 @@ pub struct Analysis {
     /// Delay-loop speed probes, in the order they finished.
     pub probes: Vec<ProbeResult>,
     pub findings: Vec<Finding>,
+    /// The kernel's banner and command line, when the log has them.
+    pub kernel: KernelId,
 }
 
 impl Analysis {
@@ -94,6 +97,7 @@ pub struct Analyzer {
     mtrr: MtrrCollector,
     trace: TraceStats,
     probes: ProbeTracker,
+    kernel: KernelId,
 }
 
 impl Analyzer {
@@ -124,6 +128,9 @@ impl Analyzer {
             self.trace.push(&line);
             return;
         }
+        if record.is_kernel() {
+            self.kernel.push(record.message);
+        }
         self.cycles.push(record);
         self.probes.push(record);
         let time_us = record.time.map(|t| t.micros);
@@ -147,6 +154,7 @@ impl Analyzer {
             trace: self.trace,
             probes: self.probes.finish(),
             findings: Vec::new(),
+            kernel: self.kernel,
         };
         analysis.input.not_kept.mtrr = analysis.mtrr.not_kept;
         analysis.findings = findings(&analysis.cycles, &analysis.mtrr);

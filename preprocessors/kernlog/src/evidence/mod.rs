@@ -8,4 +8,4 @@
 pub mod bundle;
 pub mod side;
 
-pub use side::{BundleContents, Evidence, KernelId, banner, register_differences};
+pub use side::{BundleContents, Evidence, KernelId, register_differences};

@@ -2,26 +2,14 @@
 //! `capture.yaml` and its MTRR dumps), with the kernel and command line it was taken on.
 //! `kernlog check`, `compare` and `report` read their inputs through [`Evidence`].
 
-use std::path::Path;
-
+pub use crate::analysis::banner::KernelId;
 use crate::analysis::mtrr::FIXED_MSRS;
 use crate::analysis::{Analysis, analyze};
 use crate::evidence::bundle::{
-    Bundle, BundleError, Capture, CpuMtrrs, KERNEL_LOG, MTRR_BOOT, MtrrRegisters,
+    BundleError, BundleFiles, CAPTURE_FILE, Capture, CpuMtrrs, KERNEL_LOG, MtrrRegisters,
+    read_bundle,
 };
 use crate::parse::reader::{Clock, RecordReader};
-
-/// The kernel a log was taken on, as far as the input names it.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct KernelId {
-    /// `uname -r`: from `capture.yaml`, or the `Linux version` banner of a log.
-    pub release: Option<String>,
-    /// From `capture.yaml`, or the log's `Command line:` line.
-    pub cmdline: Option<String>,
-    /// The whole `Linux version` banner (compiler, build number and date): the same for
-    /// every boot of one kernel build, so it tells builds of one release apart.
-    pub build: Option<String>,
-}
 
 /// What a capture bundle adds to its log.
 #[derive(Debug, Clone, PartialEq)]
@@ -49,55 +37,73 @@ pub struct Evidence {
 impl Evidence {
     /// A plain log held in memory (any format kernlog reads).
     pub fn from_log(name: &str, bytes: &[u8]) -> std::io::Result<Evidence> {
+        let analysis = analyze(bytes)?;
         Ok(Evidence {
             name: name.to_string(),
-            analysis: analyze(bytes)?,
-            kernel: banner(bytes),
+            kernel: analysis.kernel.clone(),
+            analysis,
             captured: None,
             log: bytes.to_vec(),
         })
     }
 
-    /// A bundle folder: checked by [`Bundle::open`], then its log and dumps read.
-    pub fn open_bundle(dir: &Path) -> Result<Evidence, BundleError> {
-        let bundle = Bundle::open(dir)?;
-        let log_path = bundle.kernel_log();
-        let read_error = |e: std::io::Error| BundleError {
-            path: log_path.clone(),
-            line: None,
-            message: format!("cannot read the kernel's log: {e}"),
-            hint: Some(format!("a bundle holds its log as {KERNEL_LOG}")),
-        };
-        let bytes = std::fs::read(&log_path).map_err(read_error)?;
-        let analysis = analyze(&bytes[..]).map_err(read_error)?;
-        let names = |path: &str| bundle.manifest.iter().any(|e| e.path == path);
-        let boot = if names(MTRR_BOOT) || dir.join(MTRR_BOOT).is_file() {
-            Some(bundle.mtrr_dump(MTRR_BOOT)?)
-        } else {
-            None
-        };
-        let mut after = Vec::new();
-        for cycle in &bundle.capture.cycles {
-            if let Some(path) = &cycle.mtrr {
-                after.push((cycle.n, bundle.mtrr_dump(path)?));
-            }
-        }
+    /// A capture bundle, read through `files` by [`read_bundle`] and its log analysed once;
+    /// `name` is how the user named it. Refused where the bundle contradicts itself: a log of
+    /// another kernel than `capture.yaml` names, or a CPU the log brings up that
+    /// `capture.yaml` does not list online.
+    pub fn from_bundle(name: &str, files: &mut dyn BundleFiles) -> Result<Evidence, BundleError> {
+        let bundle = read_bundle(files)?;
+        // Reading from memory cannot fail.
+        let analysis = analyze(&bundle.log[..]).unwrap_or_default();
         let capture = bundle.capture;
+        if let Some(logged) = &analysis.kernel.release
+            && *logged != capture.kernel.release
+        {
+            return Err(BundleError {
+                member: KERNEL_LOG.to_string(),
+                line: None,
+                message: format!(
+                    "the log's banner names kernel `{}`, capture.yaml names `{}`",
+                    visible_clip(logged),
+                    visible_clip(&capture.kernel.release)
+                ),
+                hint: Some("a bundle is one capture's folder: do not mix files of two".into()),
+            });
+        }
+        if let Some((cycle, cpu)) = unlisted_cpu(&analysis, &capture.cpus_online) {
+            return Err(BundleError {
+                member: CAPTURE_FILE.to_string(),
+                line: None,
+                message: format!(
+                    "cpus_online does not list CPU {cpu}, which the log brings up in cycle \
+                     {cycle}"
+                ),
+                hint: Some("a bundle is one capture's folder: do not mix files of two".into()),
+            });
+        }
         Ok(Evidence {
-            name: dir.display().to_string(),
-            analysis,
+            name: name.to_string(),
             kernel: KernelId {
                 release: Some(capture.kernel.release.clone()),
                 cmdline: Some(capture.kernel.cmdline.clone()),
-                build: banner(&bytes).build,
+                build: analysis.kernel.build.clone(),
             },
+            analysis,
             captured: Some(BundleContents {
                 capture,
-                boot,
-                after,
+                boot: bundle.boot,
+                after: bundle.after,
             }),
-            log: bytes,
+            log: bundle.log,
         })
+    }
+
+    /// Whether `self` and `other` hold the same capture (the same log and, for bundles,
+    /// the same `capture.yaml`): one test given twice is not two boots.
+    pub fn same_as(&self, other: &Evidence) -> bool {
+        self.log == other.log
+            && self.captured.as_ref().map(|c| &c.capture)
+                == other.captured.as_ref().map(|c| &c.capture)
     }
 
     /// The tester's label of a bundle (`--label`), e.g. "7.3.4 with v2 of the fix".
@@ -207,28 +213,21 @@ pub fn register_differences(a: &MtrrRegisters, b: &MtrrRegisters) -> Vec<String>
     out
 }
 
-/// The kernel release of the first `Linux version` banner and the first `Command line:`
-/// of a log.
-pub fn banner(bytes: &[u8]) -> KernelId {
-    let mut id = KernelId::default();
-    let mut records = RecordReader::new(bytes);
-    while let Some(Ok(record)) = records.next_record() {
-        let m = record.message.trim();
-        if id.release.is_none()
-            && let Some(rest) = m.strip_prefix("Linux version ")
-        {
-            id.release = rest.split_whitespace().next().map(str::to_string);
-            id.build = Some(rest.to_string());
-        } else if id.cmdline.is_none()
-            && let Some(rest) = m.strip_prefix("Command line: ")
-        {
-            id.cmdline = Some(rest.trim().to_string());
-        }
-        if id.build.is_some() && id.cmdline.is_some() {
-            break;
-        }
-    }
-    id
+/// The first CPU the log brings up in a cycle that `online` does not list, with the cycle
+/// (from 1).
+fn unlisted_cpu(analysis: &Analysis, online: &[u32]) -> Option<(usize, u32)> {
+    analysis.cycles.iter().enumerate().find_map(|(i, c)| {
+        c.cpus
+            .iter()
+            .find(|cpu| cpu.up.is_some() && !online.contains(&cpu.cpu))
+            .map(|cpu| (i + 1, cpu.cpu))
+    })
+}
+
+/// Untrusted text for an error message: one line, at most 40 characters (the caller
+/// prints it through the safe-text rule).
+fn visible_clip(text: &str) -> String {
+    crate::evidence::bundle::clip(&text.replace(['\n', '\r'], " "))
 }
 
 #[cfg(test)]
@@ -279,25 +278,5 @@ mod tests {
             d.contains(&"0 variable ranges against 1".to_string()),
             "{d:?}"
         );
-    }
-
-    #[test]
-    fn the_banner_names_the_release_and_the_command_line() {
-        let log = "\
-[    0.000000] Linux version 6.16.7-mtrrfix (root@host) (gcc 14) #1 SMP PREEMPT_DYNAMIC
-[    0.000000] Command line: BOOT_IMAGE=/vmlinuz-6.16.7-mtrrfix root=UUID=1 ro mtrr=debug
-[    0.000001] Linux version 9.9.9-other
-";
-        let id = banner(log.as_bytes());
-        assert_eq!(id.release.as_deref(), Some("6.16.7-mtrrfix"));
-        assert_eq!(
-            id.build.as_deref(),
-            Some("6.16.7-mtrrfix (root@host) (gcc 14) #1 SMP PREEMPT_DYNAMIC")
-        );
-        assert_eq!(
-            id.cmdline.as_deref(),
-            Some("BOOT_IMAGE=/vmlinuz-6.16.7-mtrrfix root=UUID=1 ro mtrr=debug")
-        );
-        assert_eq!(banner(b"[ 1.0] hello\n"), KernelId::default());
     }
 }

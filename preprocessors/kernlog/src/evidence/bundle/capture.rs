@@ -197,7 +197,7 @@ impl Capture {
         }
         // The format first, so that another tool's file is named as such, not as a field
         // this version happens to miss.
-        let head: Head = yaml_serde::from_str(text).map_err(|e| e.to_string())?;
+        let head: Head = crate::parse::yaml::from_str(text).map_err(|e| e.to_string())?;
         match head.format.as_deref() {
             Some(FORMAT) => {}
             Some(other) => {
@@ -207,7 +207,7 @@ impl Capture {
             }
             None => return Err(format!("no `format:` field (expected {FORMAT})")),
         }
-        yaml_serde::from_str(text).map_err(|e| e.to_string())
+        crate::parse::yaml::from_str(text).map_err(|e| e.to_string())
     }
 }
 

@@ -85,5 +85,5 @@ pub fn render_manifest(entries: &[ManifestEntry]) -> String {
 
 /// Reads a manifest's text.
 pub fn parse_manifest(text: &str) -> Result<Vec<ManifestEntry>, String> {
-    yaml_serde::from_str(text).map_err(|e| e.to_string())
+    crate::parse::yaml::from_str(text).map_err(|e| e.to_string())
 }

@@ -9,21 +9,22 @@
 //! ```
 //!
 //! The models ([`Capture`], [`ManifestEntry`], [`CpuMtrrs`]) render to and parse from their
-//! files' text without I/O; [`Bundle::open`] reads a folder and checks it, and
-//! [`write_atomic`] replaces one file so that a reader never sees half of it.
+//! files' text without I/O; [`read_bundle`] reads and checks a whole bundle through
+//! [`BundleFiles`], which the caller implements for a folder or for files in memory.
 
 mod capture;
 mod manifest;
 mod msr;
+mod read;
 
 pub use capture::*;
 pub use manifest::*;
+pub(crate) use msr::clip;
 pub use msr::*;
-
-use std::fmt;
-use std::fs;
-use std::io::{self, Write};
-use std::path::{Path, PathBuf};
+pub use read::{
+    Bundle, BundleError, BundleFiles, DUMP_CAP, LOG_CAP, MAX_CPUS, MAX_CYCLES, MemberError,
+    MemberPath, MemoryFiles, YAML_CAP, read_bundle,
+};
 
 /// `capture.yaml`.
 pub const CAPTURE_FILE: &str = "capture.yaml";
@@ -39,147 +40,6 @@ pub const MTRR_BOOT: &str = "mtrr/boot.txt";
 /// The MTRR dump after resume `n` (from 1).
 pub fn mtrr_after_cycle(n: u32) -> String {
     format!("mtrr/after-cycle-{n}.txt")
-}
-
-/// Why a bundle cannot be read: the file, the line where known, what is wrong, a hint.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BundleError {
-    pub path: PathBuf,
-    pub line: Option<usize>,
-    pub message: String,
-    pub hint: Option<String>,
-}
-
-impl fmt::Display for BundleError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", self.path.display())?;
-        if let Some(line) = self.line {
-            write!(f, ":{line}")?;
-        }
-        write!(f, ": {}", self.message)?;
-        if let Some(hint) = &self.hint {
-            write!(f, " (hint: {hint})")?;
-        }
-        Ok(())
-    }
-}
-
-impl std::error::Error for BundleError {}
-
-fn error(path: PathBuf, message: impl Into<String>, hint: Option<&str>) -> BundleError {
-    BundleError {
-        path,
-        line: None,
-        message: message.into(),
-        hint: hint.map(str::to_string),
-    }
-}
-
-/// A bundle read from its folder: `capture.yaml` and the manifest, checked against the
-/// files present.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Bundle {
-    pub dir: PathBuf,
-    pub capture: Capture,
-    pub manifest: Vec<ManifestEntry>,
-}
-
-impl Bundle {
-    /// Reads `dir`: it must hold a `capture.yaml` of [`FORMAT`] and a `MANIFEST.yaml`
-    /// whose files all exist inside the folder.
-    pub fn open(dir: &Path) -> Result<Bundle, BundleError> {
-        let capture_path = dir.join(CAPTURE_FILE);
-        let text = read_text(
-            &capture_path,
-            "not a kernlog capture bundle (no capture.yaml)",
-        )?;
-        let capture = Capture::from_yaml(&text).map_err(|message| {
-            error(
-                capture_path.clone(),
-                message,
-                Some("a bundle is the folder `kernlog capture` wrote"),
-            )
-        })?;
-        let manifest_path = dir.join(MANIFEST_FILE);
-        let text = read_text(&manifest_path, "the bundle has no MANIFEST.yaml")?;
-        let manifest =
-            parse_manifest(&text).map_err(|message| error(manifest_path.clone(), message, None))?;
-        for entry in &manifest {
-            let safe = Path::new(&entry.path)
-                .components()
-                .all(|c| matches!(c, std::path::Component::Normal(_)));
-            if !safe {
-                return Err(error(
-                    manifest_path,
-                    format!("path `{}` leaves the bundle", entry.path),
-                    None,
-                ));
-            }
-            if !dir.join(&entry.path).is_file() {
-                return Err(error(
-                    manifest_path,
-                    format!("names `{}`, which is missing from the bundle", entry.path),
-                    Some("copy the whole folder, not single files"),
-                ));
-            }
-        }
-        Ok(Bundle {
-            dir: dir.to_path_buf(),
-            capture,
-            manifest,
-        })
-    }
-
-    /// The path of the kernel's log.
-    pub fn kernel_log(&self) -> PathBuf {
-        self.dir.join(KERNEL_LOG)
-    }
-
-    /// Reads one MTRR dump of the bundle (`mtrr/boot.txt`, or a cycle's `mtrr` path).
-    pub fn mtrr_dump(&self, path: &str) -> Result<Vec<CpuMtrrs>, BundleError> {
-        let full = self.dir.join(path);
-        let text = read_text(&full, "the MTRR dump is missing")?;
-        parse_dump(&text).map_err(|e| BundleError {
-            path: full,
-            line: Some(e.line),
-            message: e.message,
-            hint: None,
-        })
-    }
-}
-
-fn read_text(path: &Path, missing: &str) -> Result<String, BundleError> {
-    fs::read_to_string(path).map_err(|e| {
-        let message = if e.kind() == io::ErrorKind::NotFound {
-            missing.to_string()
-        } else {
-            format!("cannot read: {e}")
-        };
-        error(path.to_path_buf(), message, None)
-    })
-}
-
-/// Replaces `dir/name` with `bytes` through a temporary file renamed over it, flushed to
-/// the disk first, so that a machine that never comes back leaves the old or the new file,
-/// never a part.
-pub fn write_atomic(dir: &Path, name: &str, bytes: &[u8]) -> io::Result<()> {
-    let target = dir.join(name);
-    let parent = target.parent().unwrap_or(dir);
-    let file_name = target
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let temp = parent.join(format!(".{file_name}.tmp"));
-    let mut file = fs::File::create(&temp)?;
-    file.write_all(bytes)?;
-    file.sync_all()?;
-    fs::rename(&temp, &target)?;
-    // The rename itself reaches the disk with the folder; a file system that cannot flush a
-    // folder (EINVAL) has no more to offer, and the file itself is on disk already.
-    match fs::File::open(parent)?.sync_all() {
-        Err(e) if e.kind() == io::ErrorKind::InvalidInput => Ok(()),
-        other => other,
-    }
 }
 
 #[cfg(test)]

@@ -105,10 +105,11 @@ pub struct DumpError {
     pub message: String,
 }
 
-/// Parses a dump as [`render_dump`] writes it. Blank lines are skipped; a CPU listed twice
-/// is an error.
+/// Parses a dump as [`render_dump`] writes it. Blank lines are skipped; a CPU listed twice,
+/// or more than [`MAX_CPUS`](super::MAX_CPUS) CPUs, is an error.
 pub fn parse_dump(text: &str) -> Result<Vec<CpuMtrrs>, DumpError> {
     let mut cpus: Vec<CpuMtrrs> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
     for (index, line) in text.lines().enumerate() {
         let fail = |message: String| DumpError {
             line: index + 1,
@@ -118,8 +119,14 @@ pub fn parse_dump(text: &str) -> Result<Vec<CpuMtrrs>, DumpError> {
             continue;
         }
         let cpu = parse_line(line).map_err(fail)?;
-        if cpus.iter().any(|c| c.cpu == cpu.cpu) {
+        if !seen.insert(cpu.cpu) {
             return Err(fail(format!("cpu{} is listed twice", cpu.cpu)));
+        }
+        if cpus.len() == super::MAX_CPUS {
+            return Err(fail(format!(
+                "more than {} CPUs in one dump",
+                super::MAX_CPUS
+            )));
         }
         cpus.push(cpu);
     }
@@ -194,7 +201,7 @@ fn hex(text: &str) -> Result<u64, String> {
 }
 
 /// At most 40 characters of untrusted text for an error message.
-fn clip(text: &str) -> String {
+pub(crate) fn clip(text: &str) -> String {
     let mut chars = text.chars();
     let head: String = chars.by_ref().take(40).collect();
     if chars.next().is_some() {

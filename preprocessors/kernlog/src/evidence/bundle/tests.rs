@@ -231,9 +231,8 @@ fn counts_of_lines_and_kmsg_records() {
     assert_eq!(count_kmsg_records(kmsg), 2);
 }
 
-/// A bundle in a temporary folder: capture.yaml, a manifest naming kernel.log, the log.
-fn bundle_dir() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
+/// A bundle in memory: capture.yaml, a manifest naming kernel.log, the log.
+fn bundle_files() -> MemoryFiles {
     let common = EntryCommon {
         source: "kernlog capture 0.1.0".to_string(),
         command: "kernlog capture --method sysfs".to_string(),
@@ -246,51 +245,51 @@ fn bundle_dir() -> tempfile::TempDir {
         common.entry(KERNEL_LOG, "kmsg", "the kernel's log", 1, log),
         common.entry(CAPTURE_FILE, "capture", "how", 1, capture.as_bytes()),
     ];
-    write_atomic(dir.path(), KERNEL_LOG, log).unwrap();
-    write_atomic(dir.path(), CAPTURE_FILE, capture.as_bytes()).unwrap();
-    write_atomic(
-        dir.path(),
-        MANIFEST_FILE,
-        render_manifest(&entries).as_bytes(),
-    )
-    .unwrap();
-    dir
+    let mut files = MemoryFiles::default();
+    for cycle in &sample_capture().cycles {
+        if let Some(path) = &cycle.mtrr {
+            files.0.insert(path.clone(), CPU0.as_bytes().to_vec());
+        }
+    }
+    files.0.insert(KERNEL_LOG.into(), log.to_vec());
+    files.0.insert(CAPTURE_FILE.into(), capture.into_bytes());
+    files
+        .0
+        .insert(MANIFEST_FILE.into(), render_manifest(&entries).into_bytes());
+    files
 }
 
 #[test]
-fn a_bundle_opens_with_its_manifest() {
-    let dir = bundle_dir();
-    let bundle = Bundle::open(dir.path()).unwrap();
+fn a_bundle_reads_with_its_manifest() {
+    let bundle = read_bundle(&mut bundle_files()).unwrap();
     assert_eq!(bundle.capture, sample_capture());
     assert_eq!(bundle.manifest.len(), 2);
     assert_eq!(bundle.manifest[0].lines, 1);
     assert_eq!(bundle.manifest[0].kernel_evidence, KERNEL_EVIDENCE);
-    assert_eq!(bundle.kernel_log(), dir.path().join("kernel.log"));
-    // No temporary file is left behind by the atomic writes.
-    let mut names: Vec<_> = std::fs::read_dir(dir.path())
-        .unwrap()
-        .map(|e| e.unwrap().file_name().into_string().unwrap())
-        .collect();
-    names.sort();
-    assert_eq!(names, ["MANIFEST.yaml", "capture.yaml", "kernel.log"]);
+    assert_eq!(bundle.log, b"6,1,0,-;Linux version 7.3.4\n");
+    assert_eq!(bundle.boot, None);
+    assert_eq!(bundle.after.len(), 1);
+    assert_eq!(bundle.after[0].1, parse_dump(CPU0).unwrap());
 }
 
 #[test]
-fn a_folder_without_capture_yaml_is_not_a_bundle() {
-    let dir = tempfile::tempdir().unwrap();
-    let e = Bundle::open(dir.path()).unwrap_err();
-    assert_eq!(e.path, dir.path().join("capture.yaml"));
+fn without_capture_yaml_it_is_not_a_bundle() {
+    let mut files = bundle_files();
+    files.0.remove(CAPTURE_FILE);
+    let e = read_bundle(&mut files).unwrap_err();
+    assert_eq!(e.member, "capture.yaml");
     assert!(
-        e.to_string().contains("not a kernlog capture bundle"),
+        e.to_string()
+            .starts_with("capture.yaml: not found: this folder is not a kernlog capture bundle"),
         "{e}"
     );
 }
 
 #[test]
 fn a_file_the_manifest_names_must_be_there() {
-    let dir = bundle_dir();
-    std::fs::remove_file(dir.path().join("kernel.log")).unwrap();
-    let e = Bundle::open(dir.path()).unwrap_err();
+    let mut files = bundle_files();
+    files.0.remove(KERNEL_LOG);
+    let e = read_bundle(&mut files).unwrap_err();
     assert!(
         e.to_string()
             .contains("MANIFEST.yaml: names `kernel.log`, which is missing"),
@@ -299,22 +298,96 @@ fn a_file_the_manifest_names_must_be_there() {
 }
 
 #[test]
-fn a_manifest_path_may_not_leave_the_bundle() {
-    let dir = bundle_dir();
-    let text = std::fs::read_to_string(dir.path().join("MANIFEST.yaml")).unwrap();
-    let text = text.replace("path: kernel.log", "path: ../kernel.log");
-    std::fs::write(dir.path().join("MANIFEST.yaml"), text).unwrap();
-    let e = Bundle::open(dir.path()).unwrap_err();
-    assert!(e.to_string().contains("leaves the bundle"), "{e}");
+fn every_path_a_bundle_names_keeps_to_the_policy() {
+    for bad in [
+        "../kernel.log",
+        "/etc/passwd",
+        "mtrr/../../x",
+        "a/b/c",
+        ".hidden",
+        "mtrr/",
+        "",
+        "kernel log",
+        "caf\u{e9}",
+    ] {
+        assert!(MemberPath::new(bad).is_err(), "{bad:?} accepted");
+        let mut files = bundle_files();
+        let text = String::from_utf8(files.0[MANIFEST_FILE].clone()).unwrap();
+        let text = text.replace("path: kernel.log", &format!("path: '{bad}'"));
+        files.0.insert(MANIFEST_FILE.into(), text.into_bytes());
+        let e = read_bundle(&mut files).unwrap_err();
+        assert_eq!(e.member, MANIFEST_FILE, "{bad:?}: {e}");
+    }
+    for good in ["kernel.log", "mtrr/after-cycle-12.txt", "proc-mtrr.txt"] {
+        assert_eq!(MemberPath::new(good).unwrap().as_str(), good);
+    }
 }
 
 #[test]
-fn a_bad_dump_in_a_bundle_names_file_and_line() {
-    let dir = bundle_dir();
-    std::fs::create_dir(dir.path().join("mtrr")).unwrap();
-    std::fs::write(dir.path().join(MTRR_BOOT), format!("{CPU0}cpu1 def=zz\n")).unwrap();
-    let bundle = Bundle::open(dir.path()).unwrap();
-    let e = bundle.mtrr_dump(MTRR_BOOT).unwrap_err();
+fn a_cycles_dump_is_where_kernlog_capture_writes_it() {
+    // Pointing a cycle at the boot dump (or outside the bundle) would compare the boot
+    // state with itself: refused before any dump is read.
+    for path in [
+        "mtrr/boot.txt",
+        "../../etc/passwd",
+        "mtrr/after-cycle-2.txt",
+    ] {
+        let mut capture = sample_capture();
+        capture.cycles[0].mtrr = Some(path.to_string());
+        let mut files = bundle_files();
+        files
+            .0
+            .insert(CAPTURE_FILE.into(), capture.to_yaml().into_bytes());
+        let e = read_bundle(&mut files).unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("kernlog capture writes it as `mtrr/after-cycle-1.txt`"),
+            "{path}: {e}"
+        );
+    }
+}
+
+#[test]
+fn the_bounds_of_a_bundle() {
+    let mut capture = sample_capture();
+    capture.cycles_requested = 100;
+    let mut files = bundle_files();
+    files
+        .0
+        .insert(CAPTURE_FILE.into(), capture.to_yaml().into_bytes());
+    let e = read_bundle(&mut files).unwrap_err();
+    assert!(e.to_string().contains("more than 99 cycles"), "{e}");
+
+    let mut files = bundle_files();
+    files
+        .0
+        .insert(CAPTURE_FILE.into(), vec![b'#'; YAML_CAP as usize + 1]);
+    let e = read_bundle(&mut files).unwrap_err();
+    assert!(e.to_string().contains("larger than the 256 KiB"), "{e}");
+
+    // Brackets nested 100,000 deep are refused by a linear scan, not parsed.
+    let deep = format!("format: {}\n", "[".repeat(100_000));
+    let mut files = bundle_files();
+    files.0.insert(CAPTURE_FILE.into(), deep.into_bytes());
+    let e = read_bundle(&mut files).unwrap_err();
+    assert!(e.to_string().contains("nest deeper"), "{e}");
+
+    let many: String = (0..=MAX_CPUS as u32)
+        .map(|n| CPU0.replacen("cpu0", &format!("cpu{n}"), 1))
+        .collect();
+    let e = parse_dump(&many).unwrap_err();
+    assert_eq!(e.line, MAX_CPUS + 1);
+    assert!(e.message.contains("more than 8192 CPUs"), "{e:?}");
+}
+
+#[test]
+fn a_bad_dump_in_a_bundle_names_member_and_line() {
+    let mut files = bundle_files();
+    files.0.insert(
+        MTRR_BOOT.into(),
+        format!("{CPU0}cpu1 def=zz\n").into_bytes(),
+    );
+    let e = read_bundle(&mut files).unwrap_err();
     assert_eq!(e.line, Some(2));
-    assert!(e.to_string().contains("mtrr/boot.txt:2: "), "{e}");
+    assert!(e.to_string().starts_with("mtrr/boot.txt:2: "), "{e}");
 }
