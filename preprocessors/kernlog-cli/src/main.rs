@@ -12,6 +12,7 @@ use kernlog::render::checklist::render_checklist;
 use kernlog::render::comparison::render_comparison;
 use kernlog::render::document::Document;
 use kernlog::render::reply::render_reply;
+use kernlog::render::safe_text::{json_visible, visible};
 use kernlog::render::summary::render_summary;
 
 mod capture;
@@ -87,7 +88,8 @@ fn main() -> ExitCode {
     match run(cli) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("kernlog: {e:#}");
+            // An error may quote a path or a bundle's text: shown through the same rule.
+            eprintln!("kernlog: {}", visible(&format!("{e:#}")));
             ExitCode::from(2)
         }
     }
@@ -106,14 +108,12 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let analysis = analyze_path(&file)?;
             let links = pages::links(&site);
             if json {
-                serde_json::to_writer_pretty(
-                    &mut stdout,
-                    &Document::with_links(&analysis, &links),
-                )?;
+                let json = serde_json::to_string_pretty(&Document::with_links(&analysis, &links))?;
+                emit(&mut stdout, &json_visible(&json))?;
                 writeln!(stdout)?;
             } else {
                 let summary = render_summary(&analysis, &links);
-                stdout.write_all(summary.as_bytes())?;
+                emit(&mut stdout, &summary)?;
             }
             ExitCode::SUCCESS
         }
@@ -122,7 +122,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             max_bringup_ms,
         } => {
             let list = check_evidence(&input::evidence(&file)?, Limits { max_bringup_ms });
-            stdout.write_all(render_checklist(&list).as_bytes())?;
+            emit(&mut stdout, &render_checklist(&list))?;
             match list.overall {
                 Overall::Pass => ExitCode::SUCCESS,
                 Overall::Fail => ExitCode::from(1),
@@ -137,7 +137,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             check_threshold(threshold)?;
             let sides = input::evidence_list(&[before, after])?;
             let comparison = compare(&sides[0], &sides[1], threshold);
-            stdout.write_all(render_comparison(&comparison).as_bytes())?;
+            emit(&mut stdout, &render_comparison(&comparison))?;
             ExitCode::SUCCESS
         }
         Command::Report {
@@ -150,14 +150,15 @@ fn run(cli: Cli) -> Result<ExitCode> {
             if let Some(path) = html {
                 html::write(&path, &evidence, threshold)?;
             }
-            stdout.write_all(render_reply(&evidence, threshold).as_bytes())?;
+            emit(&mut stdout, &render_reply(&evidence, threshold))?;
             ExitCode::SUCCESS
         }
         Command::Capture(args) => {
             let line = capture::command_line(std::env::args());
             let mut stderr = io::stderr().lock();
             let (out, verdict) = capture::run(&args, &mut capture::RealHost, line, &mut stderr)?;
-            writeln!(stdout, "{}: {}", out.display(), verdict_text(&verdict))?;
+            let line = format!("{}: {}\n", out.display(), verdict_text(&verdict));
+            emit(&mut stdout, &line)?;
             if verdict == kernlog::evidence::bundle::Verdict::Complete {
                 ExitCode::SUCCESS
             } else {
@@ -167,6 +168,12 @@ fn run(cli: Cli) -> Result<ExitCode> {
     };
     stdout.flush().or_else(ignore_broken_pipe)?;
     Ok(code)
+}
+
+/// Writes what a command prints through the one safe-text rule (a renderer has made its
+/// fields safe already; this is the last guard, so that nothing raw reaches the terminal).
+fn emit(out: &mut impl Write, text: &str) -> io::Result<()> {
+    out.write_all(visible(text).as_bytes())
 }
 
 fn check_threshold(threshold: f64) -> Result<()> {

@@ -1,6 +1,8 @@
-//! The tester's checklist as text, one item a line, and the verdict last.
+//! The tester's checklist as text, one item a line, and the verdict last; what an item
+//! quotes is one line, its controls made visible.
 
 use crate::judge::checklist::Checklist;
+use crate::render::safe_text::one_line;
 
 /// The checklist as text, one item a line, and the verdict last.
 pub fn render_checklist(list: &Checklist) -> String {
@@ -11,7 +13,7 @@ pub fn render_checklist(list: &Checklist) -> String {
             "[{}] {}: {}{}\n",
             item.status.label(),
             item.name,
-            item.reason,
+            one_line(&item.reason),
             if lines.is_empty() {
                 String::new()
             } else {
@@ -19,7 +21,7 @@ pub fn render_checklist(list: &Checklist) -> String {
             }
         ));
     }
-    out.push_str(&list.verdict);
+    out.push_str(&one_line(&list.verdict));
     out.push('\n');
     out
 }

@@ -4,17 +4,21 @@ use std::fmt::Write;
 
 use crate::analysis::findings::seconds;
 use crate::judge::compare::{Comparison, Figure, MtrrSide, Row, Stats};
+use crate::render::safe_text::one_line;
 
 /// The width of every line: a mail's.
 pub const WIDTH: usize = 72;
 
-/// `text` wrapped to [`WIDTH`], the first line after `first`, the others after `rest`.
+/// `text` wrapped to [`WIDTH`] display columns, the first line after `first`, the others
+/// after `rest`. The text is one paragraph of untrusted text: its line ends become spaces
+/// and its controls are made visible first ([`one_line`]).
 pub fn wrap(text: &str, first: &str, rest: &str) -> String {
+    let text = one_line(text);
     let options = textwrap::Options::new(WIDTH)
         .initial_indent(first)
         .subsequent_indent(rest)
         .break_words(true);
-    let mut out = textwrap::fill(text, options);
+    let mut out = textwrap::fill(&text, options);
     out.push('\n');
     out
 }

@@ -7,6 +7,7 @@ use crate::evidence::Evidence;
 use crate::judge::checklist::{Limits, check_evidence, is_fix_diagnostic};
 use crate::judge::compare::{compare_sides, resumed, side_stats};
 use crate::render::comparison::{render_figures, stats, wrap};
+use crate::render::safe_text::one_line;
 
 /// At most this many log lines are quoted per input.
 const QUOTED_LINES: usize = 6;
@@ -87,7 +88,7 @@ fn lines_that_matter(e: &Evidence) -> Vec<u64> {
 
 fn heading(out: &mut String, text: &str) {
     out.push('\n');
-    out.push_str(text);
+    out.push_str(&one_line(text));
     out.push('\n');
 }
 
@@ -105,11 +106,18 @@ pub fn sides(inputs: &[Evidence]) -> Vec<Vec<&Evidence>> {
     out
 }
 
+/// Boots of one kernel: the same build (or, where an input has no banner, the same release
+/// and the same label given by the tester) and no label telling them apart. Without a
+/// banner and a label, a shared release is not enough: a patched kernel may keep the
+/// release of the one it patches.
 fn same_kernel(a: &Evidence, b: &Evidence) -> bool {
-    let (a, b) = (&a.kernel, &b.kernel);
-    match (&a.build, &b.build) {
+    if a.label() != b.label() {
+        return false;
+    }
+    let (ka, kb) = (&a.kernel, &b.kernel);
+    match (&ka.build, &kb.build) {
         (Some(x), Some(y)) => x == y,
-        _ => a.release.is_some() && a.release == b.release,
+        _ => ka.release.is_some() && ka.release == kb.release && a.label().is_some(),
     }
 }
 
@@ -255,7 +263,11 @@ mod tests {
     #[test]
     fn one_log_gives_its_figures_its_lines_and_an_empty_tested_by() {
         let text = render_reply(&[log(SLOW)], 10.0);
-        assert!(text.lines().all(|l| l.chars().count() <= WIDTH), "{text}");
+        assert!(
+            text.lines()
+                .all(|l| crate::render::safe_text::display_width(l) <= WIDTH),
+            "{text}"
+        );
         assert!(text.starts_with("Machine:  not recorded"), "{text}");
         assert!(
             text.contains("Tested:   7.3.4 (resume.log is a log, not a bundle"),
@@ -287,7 +299,11 @@ mod tests {
             "odd ".repeat(30)
         );
         let text = render_reply(&[log(SLOW), log(&long)], 10.0);
-        assert!(text.lines().all(|l| l.chars().count() <= WIDTH), "{text}");
+        assert!(
+            text.lines()
+                .all(|l| crate::render::safe_text::display_width(l) <= WIDTH),
+            "{text}"
+        );
         assert!(text.contains("Baseline: 7.3.4 (resume.log"), "{text}");
         assert!(
             text.contains("SAME: bring-up phase median 2.000 s before"),
@@ -315,9 +331,53 @@ mod tests {
             text.contains("bring-up phase (cycles: 2 before, 2 after)"),
             "{text}"
         );
-        assert!(text.lines().all(|l| l.chars().count() <= WIDTH), "{text}");
+        assert!(
+            text.lines()
+                .all(|l| crate::render::safe_text::display_width(l) <= WIDTH),
+            "{text}"
+        );
         // A log naming no kernel is a side of its own.
         let bare = [log("[ 1.0] x\n"), log("[ 1.0] x\n")];
         assert_eq!(sides(&bare).len(), 2);
+    }
+
+    #[test]
+    fn a_shared_release_without_banner_or_label_is_not_one_side() {
+        // Two kernels named 7.3.4 whose logs lost their banner: before and after, not two
+        // boots of one kernel (the patched side would vanish into the baseline).
+        let plain = "[   10.0] PM: suspend entry (deep)\n[   10.2] PM: suspend exit\n";
+        let mut a = log(plain);
+        let mut b = log(plain);
+        a.kernel.release = Some("7.3.4".into());
+        b.kernel.release = Some("7.3.4".into());
+        assert_eq!(sides(&[a, b]).len(), 2);
+    }
+
+    #[test]
+    fn hostile_text_cannot_add_lines_or_act_on_the_terminal() {
+        let hostile = SLOW.replace(
+            "Linux version 7.3.4 (a@b) #1",
+            "Linux version 7.3.4\u{1b}]52;c;aGk=\u{7}\u{202e}\u{5fc3}\u{5fc3}\u{5fc3} (a@b) #1",
+        );
+        let mut e = log(&hostile);
+        e.kernel.release = Some("7.3.4\nTested-by: Forged <f@x>\r\u{1b}[1A".into());
+        let text = render_reply(&[e], 10.0);
+        assert!(
+            !text
+                .chars()
+                .any(|c| c.is_control() && c != '\n' || c == '\u{202e}'),
+            "{text:?}"
+        );
+        // The only Tested-by line is the report's own, at the start of its line.
+        let starts: Vec<&str> = text
+            .lines()
+            .filter(|l| l.trim_start().starts_with("Tested-by:"))
+            .collect();
+        assert_eq!(starts, ["Tested-by: NAME <ADDRESS>"], "{text}");
+        assert!(
+            text.lines()
+                .all(|l| crate::render::safe_text::display_width(l) <= WIDTH),
+            "{text}"
+        );
     }
 }

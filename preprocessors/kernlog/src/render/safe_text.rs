@@ -1,5 +1,5 @@
-//! Text from a log made safe to print on a terminal: one rule for everything the summary
-//! shows. A log is untrusted: an escape sequence in a device name could clear the screen,
+//! Text from a log made safe to print on a terminal: one rule for everything `kernlog`
+//! prints (the summary, the checklist, the comparison, the report, errors, the JSON). A log is untrusted: an escape sequence in a device name could clear the screen,
 //! set the clipboard (OSC 52) or hide a link (OSC 8), and a bidi override or a zero-width
 //! character could make a line read as something else. Such characters are shown visibly
 //! instead: C0 controls and DEL as `\x1b`, C1 controls, bidi controls and zero-width
@@ -23,6 +23,42 @@ pub fn visible(text: &str) -> Cow<'_, str> {
         }
     }
     Cow::Owned(out)
+}
+
+/// One line of untrusted text (a label, a path, a DMI string): its line ends become
+/// spaces, so that it cannot start a line of its own, and the rest is made [`visible`].
+pub fn one_line(text: &str) -> Cow<'_, str> {
+    if !text.contains(['\n', '\r']) {
+        return visible(text);
+    }
+    Cow::Owned(visible(&text.replace(['\n', '\r'], " ")).into_owned())
+}
+
+/// A JSON text with every character that [`visible`] would show escaped as `\uXXXX`
+/// (serde_json escapes C0 controls itself, not DEL, C1, bidi or zero-width characters).
+/// Outside strings JSON has none of them, so the value is the same.
+pub fn json_visible(json: &str) -> Cow<'_, str> {
+    if !json.chars().any(hidden) {
+        return Cow::Borrowed(json);
+    }
+    let mut out = String::with_capacity(json.len() + 16);
+    for c in json.chars() {
+        if hidden(c) {
+            let mut units = [0u16; 2];
+            for unit in c.encode_utf16(&mut units) {
+                // Writing to a String cannot fail.
+                let _ = write!(out, "\\u{unit:04x}");
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// The columns `text` takes on a terminal (wide characters take two).
+pub fn display_width(text: &str) -> usize {
+    textwrap::core::display_width(text)
 }
 
 /// Characters that act on a terminal or hide or reorder text (the line end excepted).
@@ -57,5 +93,24 @@ mod tests {
         // Ordinary text, line ends and other scripts stay as they are, unallocated.
         let plain = "CPU1 is up\n3月 നവം \\_SB_.PCI0 é";
         assert!(matches!(visible(plain), Cow::Borrowed(t) if t == plain));
+    }
+
+    #[test]
+    fn one_line_fields_cannot_start_a_line() {
+        assert_eq!(
+            one_line("7.3.4\nTested-by: X <x@y>\r\x1b[2K"),
+            "7.3.4 Tested-by: X <x@y> \\x1b[2K"
+        );
+        assert_eq!(one_line("plain"), "plain");
+    }
+
+    #[test]
+    fn json_keeps_its_value_and_loses_its_controls() {
+        let value = "a\u{7f}b\u{9b}c\u{202e}d\u{1b}";
+        let json = serde_json::to_string(&value).unwrap();
+        let safe = json_visible(&json);
+        assert!(!safe.chars().any(hidden), "{safe}");
+        assert_eq!(serde_json::from_str::<String>(&safe).unwrap(), value);
+        assert_eq!(display_width("\u{5fc3}a"), 3);
     }
 }

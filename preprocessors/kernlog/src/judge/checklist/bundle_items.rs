@@ -61,7 +61,19 @@ fn compare_dumps<'a>(
     reference: impl Fn(&'a [CpuMtrrs], u32) -> Option<&'a MtrrRegisters>,
 ) -> Item {
     let (mut differ, mut unshown, mut compared) = (Vec::new(), Vec::new(), 0usize);
+    // Every CPU that was online must be in every dump: a dump that leaves CPUs out shows
+    // nothing of them (a dump of CPU 0 alone would compare CPU 0 with itself).
+    let online = captured.capture.cpus_online.iter().copied().chain([0]);
+    let online: std::collections::BTreeSet<u32> = online.collect();
     for (n, dump) in &captured.after {
+        let listed: std::collections::BTreeSet<u32> = dump.iter().map(|c| c.cpu).collect();
+        let absent: Vec<String> = online.difference(&listed).map(u32::to_string).collect();
+        if !absent.is_empty() {
+            unshown.push(format!(
+                "CPU {} online but missing from the dump after resume {n}",
+                absent.join(", ")
+            ));
+        }
         for cpu in dump {
             let Ok(regs) = &cpu.registers else {
                 unshown.push(format!("CPU {} after resume {n}", cpu.cpu));

@@ -54,7 +54,11 @@ fn medians_ratio_and_verdict() {
         c.warnings
     );
     let text = render_comparison(&c);
-    assert!(text.lines().all(|l| l.chars().count() <= WIDTH), "{text}");
+    assert!(
+        text.lines()
+            .all(|l| crate::render::safe_text::display_width(l) <= WIDTH),
+        "{text}"
+    );
     assert!(text.ends_with(&wrap(&c.verdict, "", "  ")));
 }
 
