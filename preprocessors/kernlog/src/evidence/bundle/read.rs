@@ -309,10 +309,14 @@ fn read_manifest(files: &mut dyn BundleFiles) -> Result<Vec<ManifestEntry>, Bund
             return Err(error(MANIFEST_FILE, format!("names `{path}` twice"), None));
         }
         files.check(&path).map_err(|e| {
+            let hint = match e {
+                MemberError::Missing => "copy the whole folder, not single files",
+                _ => "a bundle holds regular files only",
+            };
             error(
                 MANIFEST_FILE,
                 format!("names `{path}`, which {e}"),
-                Some("copy the whole folder, not single files"),
+                Some(hint),
             )
         })?;
     }

@@ -1,0 +1,363 @@
+//! Bundles and logs built to attack the reader (issue 28's classes): paths and links out of
+//! the bundle, members that are devices, FIFOs or huge, bounds, terminal escapes and forged
+//! lines in every command's output, and verdicts a bundle does not support. Each must end
+//! in a clean refusal or in output that is correct and inert. The times and memory of the
+//! same cases are printed by `cargo bench -p kernlog-cli --bench hostile`.
+
+mod common;
+use common::kernlog;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+fn fixture(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/bundles")
+        .join(name)
+}
+
+/// A copy of the good five-cycle bundle (4 CPUs, every dump equal to boot), to spoil.
+fn good_copy() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let from = fixture("with-fix-changed-no-debug");
+    fs::create_dir(dir.path().join("mtrr")).unwrap();
+    for sub in ["", "mtrr"] {
+        for entry in fs::read_dir(from.join(sub)).unwrap() {
+            let entry = entry.unwrap();
+            if entry.file_type().unwrap().is_file() {
+                fs::copy(entry.path(), dir.path().join(sub).join(entry.file_name())).unwrap();
+            }
+        }
+    }
+    dir
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+fn edit(path: &Path, from: &str, to: &str) {
+    let text = fs::read_to_string(path).unwrap();
+    assert!(text.contains(from), "{} has no {from:?}", path.display());
+    fs::write(path, text.replace(from, to)).unwrap();
+}
+
+/// Runs `kernlog ARGS`, and checks what every run must hold: no panic, no raw control
+/// character but the line end on either stream.
+fn run(args: &[&str]) -> (Option<i32>, String, String) {
+    let out: Output = kernlog(args);
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    for (name, text) in [("stdout", &stdout), ("stderr", &stderr)] {
+        let raw: Vec<char> = text
+            .chars()
+            .filter(|&c| c != '\n' && (c.is_control() || ('\u{202a}'..='\u{202e}').contains(&c)))
+            .collect();
+        assert!(raw.is_empty(), "{args:?}: raw {raw:?} on {name}: {text}");
+    }
+    assert!(!stderr.contains("panicked"), "{args:?}: {stderr}");
+    (out.status.code(), stdout, stderr)
+}
+
+/// `check BUNDLE` must be refused (exit 2) with `said` in the error, and with nothing of
+/// `secret` (an outside file's content) in it.
+fn refused(dir: &Path, said: &str) -> String {
+    let (code, stdout, stderr) = run(&["check", s(dir)]);
+    assert_eq!(code, Some(2), "{stdout}{stderr}");
+    assert!(stderr.contains(said), "expected {said:?} in: {stderr}");
+    for secret in ["root:", "PATH=", "HOME="] {
+        assert!(!stderr.contains(secret), "leaked {secret:?}: {stderr}");
+    }
+    stderr
+}
+
+#[test]
+fn a_cycles_dump_path_outside_the_bundle_is_refused_unread() {
+    for path in [
+        "/etc/passwd",
+        "../../../../proc/self/environ",
+        "mtrr/boot.txt",
+    ] {
+        let dir = good_copy();
+        edit(
+            &dir.path().join("capture.yaml"),
+            "mtrr: mtrr/after-cycle-2.txt",
+            &format!("mtrr: {path}"),
+        );
+        refused(
+            dir.path(),
+            "kernlog capture writes it as `mtrr/after-cycle-2.txt`",
+        );
+    }
+}
+
+#[test]
+fn links_in_a_bundle_are_not_followed() {
+    let dir = good_copy();
+    fs::remove_file(dir.path().join("kernel.log")).unwrap();
+    std::os::unix::fs::symlink("/etc/passwd", dir.path().join("kernel.log")).unwrap();
+    refused(
+        dir.path(),
+        "names `kernel.log`, which is a symbolic link, not a regular file",
+    );
+
+    // The dumps' folder swapped for a link to a folder outside.
+    let dir = good_copy();
+    let outside = good_copy();
+    fs::remove_dir_all(dir.path().join("mtrr")).unwrap();
+    std::os::unix::fs::symlink(outside.path().join("mtrr"), dir.path().join("mtrr")).unwrap();
+    refused(dir.path(), "is a symbolic link");
+
+    let dir = good_copy();
+    fs::remove_file(dir.path().join("mtrr/after-cycle-1.txt")).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", dir.path().join("mtrr/after-cycle-1.txt")).unwrap();
+    refused(
+        dir.path(),
+        "`mtrr/after-cycle-1.txt`, which is a symbolic link",
+    );
+}
+
+#[test]
+fn fifos_devices_and_huge_members_are_refused_without_reading() {
+    let dir = good_copy();
+    let log = dir.path().join("kernel.log");
+    fs::remove_file(&log).unwrap();
+    let made = std::process::Command::new("mkfifo")
+        .arg(&log)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    refused(
+        dir.path(),
+        "`kernel.log`, which is a FIFO, not a regular file",
+    );
+
+    // A sparse file of 6 GB: refused by its size, not read.
+    let dir = good_copy();
+    let log = fs::OpenOptions::new()
+        .write(true)
+        .open(dir.path().join("kernel.log"))
+        .unwrap();
+    log.set_len(6 << 30).unwrap();
+    refused(dir.path(), "kernel.log: is larger than the 65536 KiB");
+
+    // A character device inside the bundle (mknod needs root, which CI has).
+    let dir = good_copy();
+    let dump = dir.path().join("mtrr/after-cycle-1.txt");
+    fs::remove_file(&dump).unwrap();
+    let made = std::process::Command::new("mknod")
+        .arg(&dump)
+        .args(["c", "1", "5"])
+        .status();
+    if made.is_ok_and(|s| s.success()) {
+        refused(
+            dir.path(),
+            "`mtrr/after-cycle-1.txt`, which is a device, not a regular file",
+        );
+    } else {
+        eprintln!("mknod refused (not root): the device case was not run");
+    }
+}
+
+#[test]
+fn bundles_past_the_bounds_are_refused() {
+    // 100,000 cycles: more than capture.yaml may hold.
+    let dir = good_copy();
+    let path = dir.path().join("capture.yaml");
+    let text = fs::read_to_string(&path).unwrap();
+    let (head, _) = text.split_once("cycles:\n").unwrap();
+    let mut many = format!("{head}cycles:\n");
+    for n in 1..=100_000 {
+        many.push_str(&format!(
+            "- n: {n}\n  requested: 2026-12-01T10:43:03Z\n  outcome: resumed\n  detail: null\n  mtrr: mtrr/boot.txt\n"
+        ));
+    }
+    many.push_str("verdict: complete\n");
+    fs::write(&path, many).unwrap();
+    refused(dir.path(), "capture.yaml: is larger than the 256 KiB");
+
+    // Brackets nested 100,000 deep.
+    let dir = good_copy();
+    let path = dir.path().join("capture.yaml");
+    let text = fs::read_to_string(&path).unwrap();
+    fs::write(&path, format!("{text}extra: {}\n", "[".repeat(100_000))).unwrap();
+    refused(dir.path(), "nest deeper than 128 levels");
+
+    // A dump of 9,000 CPUs.
+    let dir = good_copy();
+    let lines: String = (0..9000)
+        .map(|n| format!("cpu{n} def=0000000000000c06 fix=none var=\n"))
+        .collect();
+    fs::write(dir.path().join("mtrr/boot.txt"), lines).unwrap();
+    refused(
+        dir.path(),
+        "mtrr/boot.txt:8193: more than 8192 CPUs in one dump",
+    );
+}
+
+#[test]
+fn an_endless_device_as_a_plain_log_stops_at_the_cap() {
+    let (code, _, stderr) = run(&["check", "/dev/zero"]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("longer than 64 MiB"), "{stderr}");
+}
+
+#[test]
+fn verdicts_the_bundle_does_not_support_are_not_given() {
+    // Dumps of CPU 0 alone: CPU 0 would be compared with itself.
+    let dir = good_copy();
+    for n in 1..=5 {
+        let path = dir.path().join(format!("mtrr/after-cycle-{n}.txt"));
+        let text = fs::read_to_string(&path).unwrap();
+        fs::write(&path, format!("{}\n", text.lines().next().unwrap())).unwrap();
+    }
+    let (code, stdout, _) = run(&["check", "--max-bringup-ms", "5000", s(dir.path())]);
+    assert_ne!(code, Some(0), "{stdout}");
+    assert!(
+        stdout.contains("CPU 1, 2, 3 online but missing from the dump after resume 1"),
+        "{stdout}"
+    );
+    assert!(
+        !stdout.lines().last().unwrap().starts_with("PASS"),
+        "{stdout}"
+    );
+
+    // capture.yaml naming another kernel than the log's banner.
+    let dir = good_copy();
+    edit(
+        &dir.path().join("capture.yaml"),
+        "release: 7.3.4-qemulab",
+        "release: 7.3.4-mtrrfix",
+    );
+    refused(
+        dir.path(),
+        "the log's banner names kernel `7.3.4-qemulab`, capture.yaml names `7.3.4-mtrrfix`",
+    );
+
+    // capture.yaml listing fewer CPUs online than the log brings up.
+    let dir = good_copy();
+    edit(
+        &dir.path().join("capture.yaml"),
+        "cpus_online: [0, 1, 2, 3]",
+        "cpus_online: [0]",
+    );
+    refused(dir.path(), "cpus_online does not list CPU 1");
+}
+
+#[test]
+fn one_capture_named_twice_is_refused() {
+    let good = fixture("with-fix-changed-no-debug");
+    let copy = good_copy();
+    for args in [
+        vec!["report", s(&good), s(copy.path())],
+        vec!["compare", s(&good), s(&good)],
+    ] {
+        let (code, _, stderr) = run(&args);
+        assert_eq!(code, Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains("hold the same capture"), "{stderr}");
+    }
+}
+
+#[test]
+fn two_kernels_of_one_release_without_banners_stay_two_sides() {
+    let before = good_copy();
+    let after = good_copy();
+    for (dir, label) in [
+        (&before, "7.3.4 without the fix"),
+        (&after, "7.3.4 with v3"),
+    ] {
+        let log = dir.path().join("kernel.log");
+        let text = fs::read_to_string(&log).unwrap();
+        let rest: String = text
+            .lines()
+            .filter(|l| !l.contains("Linux version"))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        fs::write(&log, rest).unwrap();
+        edit(
+            &dir.path().join("capture.yaml"),
+            "label: \"7.3.4 with the fix, no mtrr=debug\"",
+            &format!("label: \"{label}\""),
+        );
+    }
+    // The two logs differ once the labels do not: give the second one more line.
+    fs::write(
+        after.path().join("kernel.log"),
+        fs::read_to_string(after.path().join("kernel.log")).unwrap() + "6,9999,0,-;extra\n",
+    )
+    .unwrap();
+    let (code, stdout, stderr) = run(&["report", s(before.path()), s(after.path())]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(
+        stdout.contains("Baseline: \"7.3.4 without the fix\""),
+        "{stdout}"
+    );
+    assert!(stdout.contains("Tested:   \"7.3.4 with v3\""), "{stdout}");
+}
+
+/// A bundle whose every free-text field and whose log carry terminal attacks: a screen
+/// clear, an OSC 52 clipboard write, an OSC 8 link, a C1 CSI, a bidi override, CR, NUL,
+/// cursor movement, and a newline that would add a `Tested-by:` line.
+fn hostile_bundle() -> tempfile::TempDir {
+    let dir = good_copy();
+    let attack = r"\e[2J\e]52;c;aGk=\a\e]8;;http://x\e\\link\e]8;;\e\\\u009b31m\u202e\r\0\e[1A";
+    let capture = dir.path().join("capture.yaml");
+    edit(
+        &capture,
+        "label: \"7.3.4 with the fix, no mtrr=debug\"",
+        &format!("label: \"x{attack}\\nTested-by: Forged <f@x>\""),
+    );
+    let text = fs::read_to_string(&capture).unwrap();
+    let text = text.replace(
+        "  cmdline: \"console=ttyS0",
+        &format!("  cmdline: \"{attack}console=ttyS0"),
+    );
+    fs::write(&capture, text).unwrap();
+    // The log: an ESC sequence and a bidi override in a device message.
+    let log = dir.path().join("kernel.log");
+    fs::write(
+        &log,
+        fs::read_to_string(&log).unwrap()
+            + "6,9999,0,-;usb 1-1: \x1b]52;c;aGk=\x07\u{202e}\x1b[2J\u{9b}1A evil\n",
+    )
+    .unwrap();
+    dir
+}
+
+#[test]
+fn every_command_prints_hostile_text_inert() {
+    let dir = hostile_bundle();
+    let good = fixture("with-fix-changed");
+    let log = dir.path().join("kernel.log");
+    let page = dir.path().join("page.html");
+    let cases: Vec<Vec<&str>> = vec![
+        vec!["analyze", s(&log)],
+        vec!["analyze", "--json", s(&log)],
+        vec!["check", s(dir.path())],
+        vec!["check", s(&log)],
+        vec!["compare", s(&good), s(dir.path())],
+        vec!["report", s(&good), s(dir.path())],
+        vec!["report", "--html", s(&page), s(dir.path())],
+    ];
+    for args in cases {
+        let (code, stdout, stderr) = run(&args);
+        assert!(matches!(code, Some(0..=3)), "{args:?}: {stdout}{stderr}");
+        if args[0] == "report" {
+            let tags: Vec<&str> = stdout
+                .lines()
+                .filter(|l| l.trim_start().starts_with("Tested-by:"))
+                .collect();
+            assert_eq!(tags, ["Tested-by: NAME <ADDRESS>"], "{stdout}");
+            for line in stdout.lines() {
+                assert!(
+                    kernlog::render::safe_text::display_width(line) <= 72,
+                    "over 72 columns: {line}"
+                );
+            }
+        }
+    }
+    // The JSON keeps the text, escaped, and stays valid.
+    let (_, json, _) = run(&["analyze", "--json", s(&log)]);
+    let value: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert!(value.is_object());
+}
