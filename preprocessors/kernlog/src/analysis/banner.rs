@@ -20,15 +20,15 @@ impl KernelId {
             return;
         }
         let m = message.trim();
-        if let Some(rest) = m.strip_prefix("Linux version ") {
-            if self.build.is_none() {
+        match (m.strip_prefix("Linux version "), m.strip_prefix("Command line: ")) {
+            (Some(rest), _) if self.build.is_none() => {
                 self.release = rest.split_whitespace().next().map(str::to_string);
                 self.build = Some(rest.to_string());
             }
-        } else if let Some(rest) = m.strip_prefix("Command line: ") {
-            if self.cmdline.is_none() {
+            (_, Some(rest)) if self.cmdline.is_none() => {
                 self.cmdline = Some(rest.trim().to_string());
             }
+            _ => {}
         }
     }
 }
