@@ -20,7 +20,10 @@ impl KernelId {
             return;
         }
         let m = message.trim();
-        match (m.strip_prefix("Linux version "), m.strip_prefix("Command line: ")) {
+        match (
+            m.strip_prefix("Linux version "),
+            m.strip_prefix("Command line: "),
+        ) {
             (Some(rest), _) if self.build.is_none() => {
                 self.release = rest.split_whitespace().next().map(str::to_string);
                 self.build = Some(rest.to_string());

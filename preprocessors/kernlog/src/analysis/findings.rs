@@ -1,7 +1,8 @@
 //! What a reader should know about a log, each with its evidence. Where a finding is
 //! explained is the caller's business (the CLI links each kind to a page of its notebook).
 
-use crate::analysis::mtrr::MtrrLog;
+use crate::analysis::cycle_mtrr::{CycleMtrr, is_fix_diagnostic};
+use crate::analysis::mtrr::{MtrrLog, MtrrRun};
 use crate::analysis::resume::Cycle;
 
 /// A secondary CPU that needs longer than this to come up is slow: a healthy x86 laptop
@@ -84,7 +85,7 @@ pub fn findings(cycles: &[Cycle], mtrr: &MtrrLog) -> Vec<Finding> {
             });
         }
     }
-    mtrr_findings(mtrr, &mut out);
+    mtrr_findings(cycles, mtrr, &mut out);
     out
 }
 
@@ -144,11 +145,13 @@ fn not_up(n: usize, cycle: &Cycle, out: &mut Vec<Finding>) {
     });
 }
 
-fn mtrr_findings(mtrr: &MtrrLog, out: &mut Vec<Finding>) {
-    let bp_runs: Vec<_> = mtrr
-        .runs
+/// The MTRR findings, cycle by cycle ([`CycleMtrr`], the rule the checklist uses): what
+/// the kernel rewrote at boot, before the first suspend, is no resume's doing.
+fn mtrr_findings(cycles: &[Cycle], mtrr: &MtrrLog, out: &mut Vec<Finding>) {
+    let per_cycle = CycleMtrr::all(cycles, mtrr);
+    let bp_runs: Vec<&MtrrRun> = per_cycle
         .iter()
-        .filter(|r| r.cpu == 0 && r.changed())
+        .flat_map(|c| c.boot_cpu_changed())
         .collect();
     if let Some(first) = bp_runs.first() {
         let what = first.describe();
@@ -163,20 +166,20 @@ fn mtrr_findings(mtrr: &MtrrLog, out: &mut Vec<Finding>) {
             lines: bp_runs.iter().map(|r| r.line).collect(),
         });
     }
-    let aps = mtrr.inconsistent_aps();
-    let warnings: Vec<_> = mtrr
-        .warnings
+    let ap_runs: Vec<&MtrrRun> = per_cycle.iter().flat_map(|c| c.aps_changed()).collect();
+    let warnings: Vec<u64> = per_cycle
         .iter()
+        .flat_map(|c| c.warnings.iter())
         .filter(|w| w.text.contains("inconsistent"))
+        .map(|w| w.line)
         .collect();
-    if !aps.is_empty() || !warnings.is_empty() {
-        let mut lines: Vec<u64> = mtrr
-            .runs
-            .iter()
-            .filter(|r| r.cpu != 0 && r.changed())
-            .map(|r| r.line)
-            .collect();
-        lines.extend(warnings.iter().map(|w| w.line));
+    if !ap_runs.is_empty() || !warnings.is_empty() {
+        let mut aps: Vec<u32> = ap_runs.iter().map(|r| r.cpu).collect();
+        aps.sort_unstable();
+        aps.dedup();
+        let mut lines: Vec<u64> = ap_runs.iter().map(|r| r.line).collect();
+        lines.extend(warnings);
+        lines.sort_unstable();
         let summary = if aps.is_empty() {
             "the kernel found the CPUs' MTRRs inconsistent".to_string()
         } else {
@@ -191,10 +194,10 @@ fn mtrr_findings(mtrr: &MtrrLog, out: &mut Vec<Finding>) {
             lines,
         });
     }
-    let diagnostic: Vec<u64> = mtrr
-        .warnings
+    let diagnostic: Vec<u64> = per_cycle
         .iter()
-        .filter(|w| w.text.contains("MTRR settings on resume"))
+        .flat_map(|c| c.warnings.iter())
+        .filter(|w| is_fix_diagnostic(&w.text))
         .map(|w| w.line)
         .collect();
     if !diagnostic.is_empty() {

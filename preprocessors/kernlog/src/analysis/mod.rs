@@ -3,11 +3,13 @@
 //! * [`resume`]: suspend/resume cycles, their phases and each CPU's bring-up;
 //! * [`mtrr`]: MTRR values decoded, and what the kernel printed about them;
 //! * [`trace`]: `trace-cmd report` statistics; [`probes`]: delay-loop speed probes;
-//! * [`banner`]: the kernel the log names;
+//! * [`banner`]: the kernel the log names; [`cycle_mtrr`]: each cycle's MTRR runs, and which
+//!   CPUs came back changed;
 //! * [`pass`]: the one pass that feeds them all ([`Analyzer`]), with [`findings`] drawn from
 //!   the result and [`limits`] on what is kept.
 
 pub mod banner;
+pub mod cycle_mtrr;
 pub mod findings;
 pub mod limits;
 pub mod mtrr;

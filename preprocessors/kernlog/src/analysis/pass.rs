@@ -3,6 +3,7 @@
 use std::io::{self, BufRead};
 
 use crate::analysis::banner::KernelId;
+use crate::analysis::cycle_mtrr::CycleMtrr;
 use crate::analysis::findings::{Finding, findings};
 use crate::analysis::limits::NotKept;
 use crate::analysis::mtrr::{MtrrCollector, MtrrLog};
@@ -75,17 +76,7 @@ impl Analysis {
     /// the first line of the cycle after it. MTRR runs and warnings in this range belong to
     /// that cycle, so boot-time messages before the first suspend are not counted as resume.
     pub fn cycle_lines(&self, index: usize) -> Option<std::ops::Range<u64>> {
-        let cycle = self.cycles.get(index)?;
-        let start = match (cycle.entry, index.checked_sub(1)) {
-            (Some(entry), _) => entry.line,
-            (None, Some(previous)) => self.cycles[previous].last_line.saturating_add(1),
-            (None, None) => 0,
-        };
-        let end = self
-            .cycles
-            .get(index + 1)
-            .map_or(u64::MAX, |n| n.first_line);
-        Some(start..end)
+        crate::analysis::cycle_mtrr::cycle_lines(&self.cycles, index)
     }
 }
 
@@ -188,14 +179,12 @@ pub fn analyze_str(text: &str) -> Analysis {
 pub fn rendezvous_per_step(analysis: &Analysis, cycle: usize) -> Option<Vec<(String, usize)>> {
     let c = analysis.cycles.get(cycle)?;
     let enable = c.enable_start?.line;
-    let window = analysis.cycle_lines(cycle)?;
-    let mut runs: Vec<u64> = analysis
-        .mtrr
+    let of_cycle = CycleMtrr::of(&analysis.cycles, &analysis.mtrr, cycle)?;
+    let mut runs: Vec<u64> = of_cycle
         .runs
         .iter()
         .filter(|r| r.flags.is_some())
         .map(|r| r.line)
-        .filter(|l| window.contains(l))
         .collect();
     runs.sort_unstable();
     // Runs strictly between two lines, by binary search: one step per CPU, however many.

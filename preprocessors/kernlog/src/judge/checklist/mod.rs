@@ -17,15 +17,7 @@ pub use attempts::{Attempt, attempt};
 use attempts::{attempts_item, not_resumed, plural};
 use mtrr_items::{consistency_item, diagnostic_item, warnings_item};
 
-/// The lines the fix prints when it restored MTRRs on resume: v2's (`MTRRs of CPUs 1-7
-/// differed from the saved state, restored each as it came up`) and v1's (`mtrr: your CPUs
-/// had unexpected MTRR settings on resume`), which the notebook's MacBook captures show.
-pub const FIX_DIAGNOSTICS: [&str; 2] = ["differed from the saved state", "MTRR settings on resume"];
-
-/// Whether a log line is one of the fix's diagnostics ([`FIX_DIAGNOSTICS`]).
-pub fn is_fix_diagnostic(text: &str) -> bool {
-    FIX_DIAGNOSTICS.iter().any(|d| text.contains(d))
-}
+pub use crate::analysis::cycle_mtrr::{FIX_DIAGNOSTICS, is_fix_diagnostic};
 
 /// Outcome of one checklist item.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -110,6 +102,8 @@ impl Default for Limits {
 /// boot-time messages before the first suspend are not taken for resume trouble.
 #[derive(Debug, Clone)]
 struct Window<'a> {
+    /// The cycle's index in the analysis.
+    index: usize,
     cycle: &'a Cycle,
     lines: std::ops::Range<u64>,
     /// Where the resume proper begins: runs of the boot CPU before it are its restore.
@@ -140,6 +134,7 @@ fn windows(analysis: &Analysis) -> Vec<Window<'_>> {
             continue;
         };
         out.push(Window {
+            index: i,
             cycle: c,
             lines,
             resume_line: resume.line,

@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 
 use crate::analysis::Analysis;
+use crate::analysis::cycle_mtrr::CycleMtrr;
 use crate::analysis::mtrr::{MtrrRun, RegisterChange, VariableRange};
 
 use super::attempts::plural;
@@ -18,25 +19,16 @@ pub(super) fn aps_changed_per_window(
     analysis: &Analysis,
     windows: &[Window],
 ) -> Option<Vec<Vec<u64>>> {
-    let runs = &analysis.mtrr.runs;
-    if runs.is_empty() {
+    if analysis.mtrr.runs.is_empty() {
         return None;
     }
     Some(
         windows
             .iter()
             .map(|w| {
-                // Only a thaw ("Enabling non-boot CPUs") brings frozen APs back; CPUs put
-                // online by hand after a resume are ordinary hotplug.
-                let Some(thaw) = w.cycle.enable_start.as_ref().map(|e| e.line) else {
-                    return Vec::new();
-                };
-                let mut seen = std::collections::HashSet::new();
-                runs.iter()
-                    .filter(|r| r.cpu != 0 && w.contains(r.line) && r.line > thaw)
-                    .filter(|r| seen.insert(r.cpu) && r.changed())
-                    .map(|r| r.line)
-                    .collect()
+                CycleMtrr::of(&analysis.cycles, &analysis.mtrr, w.index)
+                    .map(|c| c.aps_changed().iter().map(|r| r.line).collect())
+                    .unwrap_or_default()
             })
             .collect(),
     )

@@ -1,5 +1,6 @@
 //! The checklist on small made-up logs.
 use super::*;
+use crate::analysis::findings::FindingKind;
 use crate::analyze_str;
 use crate::render::checklist::render_checklist;
 
@@ -303,4 +304,41 @@ fn cpus_put_online_by_hand_after_a_resume_are_not_a_thaw() {
         "{}",
         render_checklist(&list)
     );
+}
+
+#[test]
+fn analyze_and_check_judge_boot_time_mtrr_rewrites_alike() {
+    // The only changed runs are at boot, before the first suspend; every resume is clean.
+    let boot = format!(
+        "{}{}{}",
+        run("1.00000", 0, "VFT"),
+        run("1.10000", 1, "VFT"),
+        cycle(10, false, false)
+    );
+    let analysis = analyze_str(&boot);
+    let kinds: Vec<_> = analysis.findings.iter().map(|f| f.kind).collect();
+    assert!(
+        !kinds.contains(&FindingKind::MtrrBootCpuRestored)
+            && !kinds.contains(&FindingKind::MtrrApsInconsistent),
+        "{kinds:?}"
+    );
+    let list = check(&analysis, Limits::default());
+    assert!(
+        list.verdict.starts_with("PASS: not affected"),
+        "{}",
+        list.verdict
+    );
+    // The same rewrites in a resume are found by both.
+    let resumed = cycle(10, true, false);
+    let analysis = analyze_str(&resumed);
+    let kinds: Vec<_> = analysis.findings.iter().map(|f| f.kind).collect();
+    assert!(
+        kinds.contains(&FindingKind::MtrrBootCpuRestored),
+        "{kinds:?}"
+    );
+    assert!(
+        kinds.contains(&FindingKind::MtrrApsInconsistent),
+        "{kinds:?}"
+    );
+    assert_eq!(check(&analysis, Limits::default()).overall, Overall::Fail);
 }

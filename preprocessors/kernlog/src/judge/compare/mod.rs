@@ -10,6 +10,7 @@ pub use sameness::{base_version, differences};
 pub use stats::Stats;
 
 use crate::analysis::Analysis;
+use crate::analysis::cycle_mtrr::CycleMtrr;
 use crate::analysis::findings::FindingKind;
 use crate::analysis::resume::Cycle;
 use crate::evidence::Evidence;
@@ -56,22 +57,9 @@ impl Figure {
     pub fn of(self, analysis: &Analysis, index: usize) -> Option<f64> {
         let c = analysis.cycles.get(index)?;
         match self {
-            Figure::ChangedCpus => {
-                let runs = &analysis.mtrr.runs;
-                let window = analysis.cycle_lines(index)?;
-                let mut cpus: Vec<u32> = runs
-                    .iter()
-                    .filter(|r| window.contains(&r.line))
-                    .filter(|r| r.changed())
-                    .map(|r| r.cpu)
-                    .collect();
-                if !runs.iter().any(|r| window.contains(&r.line)) {
-                    return None; // no mtrr=debug lines in this cycle
-                }
-                cpus.sort_unstable();
-                cpus.dedup();
-                Some(cpus.len() as f64)
-            }
+            Figure::ChangedCpus => CycleMtrr::of(&analysis.cycles, &analysis.mtrr, index)?
+                .changed_cpus()
+                .map(|cpus| cpus.len() as f64),
             Figure::BringupPhase => c.enable_phase_ms(),
             Figure::SlowestCpu => c
                 .cpus

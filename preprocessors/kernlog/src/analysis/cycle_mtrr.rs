@@ -1,0 +1,115 @@
+//! One cycle's MTRRs as the log shows them: the one join of MTRR runs and warnings to the
+//! cycle they belong to, and the one rule of which CPUs came back changed, shared by the
+//! findings, the checklist and the comparison. Boot-time runs and warnings, before the
+//! first suspend, belong to no cycle: they are not resume trouble.
+
+use std::collections::HashSet;
+use std::ops::Range;
+
+use crate::analysis::mtrr::{MtrrLog, MtrrRun, MtrrWarning};
+use crate::analysis::resume::Cycle;
+
+/// The lines the fix prints when it restored MTRRs on resume: v2's (`MTRRs of CPUs 1-7
+/// differed from the saved state, restored each as it came up`) and v1's (`mtrr: your CPUs
+/// had unexpected MTRR settings on resume`), which the notebook's MacBook captures show.
+pub const FIX_DIAGNOSTICS: [&str; 2] = ["differed from the saved state", "MTRR settings on resume"];
+
+/// Whether a log line is one of the fix's diagnostics ([`FIX_DIAGNOSTICS`]).
+pub fn is_fix_diagnostic(text: &str) -> bool {
+    FIX_DIAGNOSTICS.iter().any(|d| text.contains(d))
+}
+
+/// The log lines that belong to cycle `index`: from its `PM: suspend entry` (or, in a log
+/// without one, from the line after the cycle before it ends) up to, not including, the
+/// first line of the cycle after it.
+pub fn cycle_lines(cycles: &[Cycle], index: usize) -> Option<Range<u64>> {
+    let cycle = cycles.get(index)?;
+    let start = match (cycle.entry, index.checked_sub(1)) {
+        (Some(entry), _) => entry.line,
+        (None, Some(previous)) => cycles[previous].last_line.saturating_add(1),
+        (None, None) => 0,
+    };
+    let end = cycles.get(index + 1).map_or(u64::MAX, |n| n.first_line);
+    Some(start..end)
+}
+
+/// The MTRR runs and warnings of one cycle.
+#[derive(Debug, Clone)]
+pub struct CycleMtrr<'a> {
+    pub cycle: &'a Cycle,
+    pub lines: Range<u64>,
+    /// The cycle's runs (one per CPU per rendezvous), in log order.
+    pub runs: Vec<&'a MtrrRun>,
+    /// The cycle's MTRR warnings, in log order.
+    pub warnings: Vec<&'a MtrrWarning>,
+}
+
+impl<'a> CycleMtrr<'a> {
+    /// Cycle `index` of `cycles`, its runs and warnings taken from `mtrr`.
+    pub fn of(cycles: &'a [Cycle], mtrr: &'a MtrrLog, index: usize) -> Option<CycleMtrr<'a>> {
+        let lines = cycle_lines(cycles, index)?;
+        Some(CycleMtrr {
+            cycle: &cycles[index],
+            runs: mtrr
+                .runs
+                .iter()
+                .filter(|r| lines.contains(&r.line))
+                .collect(),
+            warnings: mtrr
+                .warnings
+                .iter()
+                .filter(|w| lines.contains(&w.line))
+                .collect(),
+            lines,
+        })
+    }
+
+    /// Every cycle of a log.
+    pub fn all(cycles: &'a [Cycle], mtrr: &'a MtrrLog) -> Vec<CycleMtrr<'a>> {
+        (0..cycles.len())
+            .filter_map(|i| CycleMtrr::of(cycles, mtrr, i))
+            .collect()
+    }
+
+    /// The secondary CPUs the firmware handed back changed: the first run of each after the
+    /// thaw (`Enabling non-boot CPUs`) that found its MTRRs changed. CPUs put online by hand
+    /// after a resume are ordinary hotplug, and a cycle without a thaw has none.
+    pub fn aps_changed(&self) -> Vec<&'a MtrrRun> {
+        let Some(thaw) = self.cycle.enable_start.map(|e| e.line) else {
+            return Vec::new();
+        };
+        let mut seen = HashSet::new();
+        self.runs
+            .iter()
+            .copied()
+            .filter(|r| r.cpu != 0 && r.line > thaw)
+            .filter(|r| seen.insert(r.cpu) && r.changed())
+            .collect()
+    }
+
+    /// The boot CPU's runs that found its MTRRs changed (its restore on resume).
+    pub fn boot_cpu_changed(&self) -> Vec<&'a MtrrRun> {
+        self.runs
+            .iter()
+            .copied()
+            .filter(|r| r.cpu == 0 && r.changed())
+            .collect()
+    }
+
+    /// Every CPU with a run in the cycle that found its MTRRs changed, ascending; `None`
+    /// where the cycle has no run at all (no `mtrr=debug` lines to tell).
+    pub fn changed_cpus(&self) -> Option<Vec<u32>> {
+        if self.runs.is_empty() {
+            return None;
+        }
+        let mut cpus: Vec<u32> = self
+            .runs
+            .iter()
+            .filter(|r| r.changed())
+            .map(|r| r.cpu)
+            .collect();
+        cpus.sort_unstable();
+        cpus.dedup();
+        Some(cpus)
+    }
+}
