@@ -11,8 +11,11 @@
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::Instant;
+use std::process::Command;
+
+#[path = "common/measure.rs"]
+mod measure;
+use measure::measure;
 
 const NOISE: [&str; 12] = [
     "pci 0000:00:1c.{n}: [8086:9c10] type 01 class 0x060400 PCIe Root Port",
@@ -113,22 +116,6 @@ fn generate_lines(name: &str, distinct_cpus: bool) -> PathBuf {
     }
     out.flush().unwrap();
     path
-}
-
-/// Wall time in seconds and peak RSS in KiB of a child process.
-// The child is reaped by wait4, which also reports its peak RSS.
-#[allow(clippy::zombie_processes)]
-fn measure(cmd: &mut Command) -> (f64, i64) {
-    let start = Instant::now();
-    let child = cmd.stdout(Stdio::null()).spawn().expect("command starts");
-    let pid = child.id() as libc::pid_t;
-    let mut status = 0;
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: wait4 on our own child, with valid out-pointers.
-    let rc = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
-    assert_eq!(rc, pid, "wait4 failed");
-    assert!(libc::WIFEXITED(status), "child did not exit normally");
-    (start.elapsed().as_secs_f64(), usage.ru_maxrss)
 }
 
 fn main() {

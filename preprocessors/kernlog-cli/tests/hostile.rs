@@ -5,42 +5,13 @@
 //! same cases are printed by `cargo bench -p kernlog-cli --bench hostile`.
 
 mod common;
+#[path = "common/hostile.rs"]
+mod hostile;
 use common::kernlog;
+use hostile::*;
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Output;
-
-fn fixture(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/bundles")
-        .join(name)
-}
-
-/// A copy of the good five-cycle bundle (4 CPUs, every dump equal to boot), to spoil.
-fn good_copy() -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    let from = fixture("with-fix-changed-no-debug");
-    fs::create_dir(dir.path().join("mtrr")).unwrap();
-    for sub in ["", "mtrr"] {
-        for entry in fs::read_dir(from.join(sub)).unwrap() {
-            let entry = entry.unwrap();
-            if entry.file_type().unwrap().is_file() {
-                fs::copy(entry.path(), dir.path().join(sub).join(entry.file_name())).unwrap();
-            }
-        }
-    }
-    dir
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
-
-fn edit(path: &Path, from: &str, to: &str) {
-    let text = fs::read_to_string(path).unwrap();
-    assert!(text.contains(from), "{} has no {from:?}", path.display());
-    fs::write(path, text.replace(from, to)).unwrap();
-}
 
 /// Runs `kernlog ARGS`, and checks what every run must hold: no panic, no raw control
 /// character but the line end on either stream.
@@ -119,27 +90,14 @@ fn links_in_a_bundle_are_not_followed() {
 
 #[test]
 fn fifos_devices_and_huge_members_are_refused_without_reading() {
-    let dir = good_copy();
-    let log = dir.path().join("kernel.log");
-    fs::remove_file(&log).unwrap();
-    let made = std::process::Command::new("mkfifo")
-        .arg(&log)
-        .status()
-        .unwrap();
-    assert!(made.success());
     refused(
-        dir.path(),
+        fifo_log().path(),
         "`kernel.log`, which is a FIFO, not a regular file",
     );
-
-    // A sparse file of 6 GB: refused by its size, not read.
-    let dir = good_copy();
-    let log = fs::OpenOptions::new()
-        .write(true)
-        .open(dir.path().join("kernel.log"))
-        .unwrap();
-    log.set_len(6 << 30).unwrap();
-    refused(dir.path(), "kernel.log: is larger than the 65536 KiB");
+    refused(
+        sparse_log().path(),
+        "kernel.log: is larger than the 65536 KiB",
+    );
 
     // A character device inside the bundle (mknod needs root, which CI has).
     let dir = good_copy();
@@ -161,36 +119,13 @@ fn fifos_devices_and_huge_members_are_refused_without_reading() {
 
 #[test]
 fn bundles_past_the_bounds_are_refused() {
-    // 100,000 cycles: more than capture.yaml may hold.
-    let dir = good_copy();
-    let path = dir.path().join("capture.yaml");
-    let text = fs::read_to_string(&path).unwrap();
-    let (head, _) = text.split_once("cycles:\n").unwrap();
-    let mut many = format!("{head}cycles:\n");
-    for n in 1..=100_000 {
-        many.push_str(&format!(
-            "- n: {n}\n  requested: 2026-12-01T10:43:03Z\n  outcome: resumed\n  detail: null\n  mtrr: mtrr/boot.txt\n"
-        ));
-    }
-    many.push_str("verdict: complete\n");
-    fs::write(&path, many).unwrap();
-    refused(dir.path(), "capture.yaml: is larger than the 256 KiB");
-
-    // Brackets nested 100,000 deep.
-    let dir = good_copy();
-    let path = dir.path().join("capture.yaml");
-    let text = fs::read_to_string(&path).unwrap();
-    fs::write(&path, format!("{text}extra: {}\n", "[".repeat(100_000))).unwrap();
-    refused(dir.path(), "nest deeper than 128 levels");
-
-    // A dump of 9,000 CPUs.
-    let dir = good_copy();
-    let lines: String = (0..9000)
-        .map(|n| format!("cpu{n} def=0000000000000c06 fix=none var=\n"))
-        .collect();
-    fs::write(dir.path().join("mtrr/boot.txt"), lines).unwrap();
     refused(
-        dir.path(),
+        many_cycles().path(),
+        "capture.yaml: is larger than the 256 KiB",
+    );
+    refused(deep_yaml().path(), "nest deeper than 128 levels");
+    refused(
+        many_cpus(9000).path(),
         "mtrr/boot.txt:8193: more than 8192 CPUs in one dump",
     );
 }

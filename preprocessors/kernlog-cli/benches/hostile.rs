@@ -1,0 +1,57 @@
+//! What the hostile inputs of issue 28 cost the reader: wall time and peak memory of
+//! `kernlog check` on each (the target: under 5 s and 200 MB each, every one refused or
+//! read correctly, which `tests/hostile.rs` checks). Run with
+//! `cargo bench -p kernlog-cli --bench hostile`.
+
+#[path = "../tests/common/hostile.rs"]
+mod hostile;
+#[path = "common/measure.rs"]
+mod measure;
+
+use std::process::{Command, Stdio};
+
+fn main() {
+    let kernlog = env!("CARGO_BIN_EXE_kernlog");
+    let fifo = hostile::fifo_log();
+    let sparse = hostile::sparse_log();
+    let cycles = hostile::many_cycles();
+    let deep = hostile::deep_yaml();
+    let cpus_over = hostile::many_cpus(60_000);
+    let cpus_max = hostile::many_cpus(8192);
+    let good = hostile::good_copy();
+    let cases = [
+        ("kernel.log a FIFO", hostile::s(fifo.path()).to_string()),
+        (
+            "kernel.log 6 GB sparse",
+            hostile::s(sparse.path()).to_string(),
+        ),
+        ("100,000 cycles", hostile::s(cycles.path()).to_string()),
+        (
+            "YAML nested 100,000 deep",
+            hostile::s(deep.path()).to_string(),
+        ),
+        (
+            "a dump of 60,000 CPUs",
+            hostile::s(cpus_over.path()).to_string(),
+        ),
+        (
+            "a dump of 8,192 CPUs",
+            hostile::s(cpus_max.path()).to_string(),
+        ),
+        ("/dev/zero as a plain log", "/dev/zero".to_string()),
+        ("the good bundle", hostile::s(good.path()).to_string()),
+    ];
+    println!(
+        "{:<28} {:>9} {:>11}",
+        "kernlog check on", "seconds", "peak MiB"
+    );
+    for (name, path) in cases {
+        let mut cmd = Command::new(kernlog);
+        cmd.args(["check", &path]).stderr(Stdio::null());
+        let (seconds, rss_kib) = measure::measure(&mut cmd);
+        println!(
+            "{name:<28} {seconds:>9.3} {:>11.1}",
+            rss_kib as f64 / 1024.0
+        );
+    }
+}

@@ -1,0 +1,102 @@
+//! The hostile bundles of issue 28's classes, built from a good fixture bundle: shared by
+//! `tests/hostile.rs` (what each must give) and `benches/hostile.rs` (what each costs).
+
+// The test and the benchmark each use a part of these builders.
+#![allow(dead_code)]
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use tempfile::TempDir;
+
+pub fn fixture(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/bundles")
+        .join(name)
+}
+
+/// A copy of the good five-cycle bundle (4 CPUs, every dump equal to boot), to spoil.
+pub fn good_copy() -> TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let from = fixture("with-fix-changed-no-debug");
+    fs::create_dir(dir.path().join("mtrr")).unwrap();
+    for sub in ["", "mtrr"] {
+        for entry in fs::read_dir(from.join(sub)).unwrap() {
+            let entry = entry.unwrap();
+            if entry.file_type().unwrap().is_file() {
+                fs::copy(entry.path(), dir.path().join(sub).join(entry.file_name())).unwrap();
+            }
+        }
+    }
+    dir
+}
+
+pub fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+pub fn edit(path: &Path, from: &str, to: &str) {
+    let text = fs::read_to_string(path).unwrap();
+    assert!(text.contains(from), "{} has no {from:?}", path.display());
+    fs::write(path, text.replace(from, to)).unwrap();
+}
+
+/// `kernel.log` replaced by a FIFO: a reader that opened it would wait for ever.
+pub fn fifo_log() -> TempDir {
+    let dir = good_copy();
+    let log = dir.path().join("kernel.log");
+    fs::remove_file(&log).unwrap();
+    let made = std::process::Command::new("mkfifo")
+        .arg(&log)
+        .status()
+        .unwrap();
+    assert!(made.success());
+    dir
+}
+
+/// `kernel.log` a sparse file of 6 GB: refused by its size, not read.
+pub fn sparse_log() -> TempDir {
+    let dir = good_copy();
+    let log = fs::OpenOptions::new()
+        .write(true)
+        .open(dir.path().join("kernel.log"))
+        .unwrap();
+    log.set_len(6 << 30).unwrap();
+    dir
+}
+
+/// 100,000 cycles in capture.yaml, every one naming the boot dump (13 MB).
+pub fn many_cycles() -> TempDir {
+    let dir = good_copy();
+    let path = dir.path().join("capture.yaml");
+    let text = fs::read_to_string(&path).unwrap();
+    let (head, _) = text.split_once("cycles:\n").unwrap();
+    let mut many = format!("{head}cycles:\n");
+    for n in 1..=100_000 {
+        many.push_str(&format!(
+            "- n: {n}\n  requested: 2026-12-01T10:43:03Z\n  outcome: resumed\n  detail: null\n  mtrr: mtrr/boot.txt\n"
+        ));
+    }
+    many.push_str("verdict: complete\n");
+    fs::write(&path, many).unwrap();
+    dir
+}
+
+/// capture.yaml with brackets nested 100,000 deep.
+pub fn deep_yaml() -> TempDir {
+    let dir = good_copy();
+    let path = dir.path().join("capture.yaml");
+    let text = fs::read_to_string(&path).unwrap();
+    fs::write(&path, format!("{text}extra: {}\n", "[".repeat(100_000))).unwrap();
+    dir
+}
+
+/// A boot dump of `cpus` CPUs.
+pub fn many_cpus(cpus: u32) -> TempDir {
+    let dir = good_copy();
+    let lines: String = (0..cpus)
+        .map(|n| format!("cpu{n} def=0000000000000c06 fix=none var=\n"))
+        .collect();
+    fs::write(dir.path().join("mtrr/boot.txt"), lines).unwrap();
+    dir
+}
