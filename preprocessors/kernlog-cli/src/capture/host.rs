@@ -1,6 +1,7 @@
 //! What capture asks of the operating system, behind one small trait so that the tests can
 //! run a capture against a fake machine in a temporary folder.
 
+use std::ffi::OsString;
 use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
@@ -29,6 +30,8 @@ pub trait Host {
     fn pause(&mut self, time: Duration);
     /// The kernel release from uname(2), for kernels without /proc/sys (tinyconfig).
     fn uname_release(&self) -> Option<String>;
+    /// An environment variable (`SUDO_UID`, `SUDO_GID`).
+    fn var(&self, name: &str) -> Option<OsString>;
 
     /// `root/rel`.
     fn path(&self, rel: &str) -> PathBuf {
@@ -108,6 +111,10 @@ impl Host for RealHost {
         }
         let release = unsafe { std::ffi::CStr::from_ptr(name.release.as_ptr()) };
         Some(release.to_string_lossy().into_owned())
+    }
+
+    fn var(&self, name: &str) -> Option<OsString> {
+        std::env::var_os(name)
     }
 }
 

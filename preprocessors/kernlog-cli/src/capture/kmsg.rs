@@ -3,7 +3,7 @@
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Read, Write};
-use std::os::unix::fs::OpenOptionsExt;
+use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::Path;
 
 /// What the kernel's log said since [`KmsgTail::start_cycle`].
@@ -31,14 +31,13 @@ pub struct KmsgTail {
 }
 
 impl KmsgTail {
-    /// Opens `kmsg` without blocking (the kernel's buffer from its oldest record) and
-    /// `log`, the bundle's `kernel.log`, for appending.
-    pub fn open(kmsg: &Path, log: &Path) -> io::Result<KmsgTail> {
+    /// Opens `kmsg` without blocking (the kernel's buffer from its oldest record); what it
+    /// reads goes to `log`, the bundle's new `kernel.log`.
+    pub fn open(kmsg: &Path, log: File) -> io::Result<KmsgTail> {
         let source = OpenOptions::new()
             .read(true)
             .custom_flags(libc::O_NONBLOCK)
             .open(kmsg)?;
-        let log = OpenOptions::new().create(true).append(true).open(log)?;
         Ok(KmsgTail {
             source,
             log,
@@ -47,6 +46,14 @@ impl KmsgTail {
             lost: 0,
             marks: CycleMarks::default(),
         })
+    }
+
+    /// Everything written to the log so far, read back through its descriptor.
+    pub fn log_bytes(&self) -> io::Result<Vec<u8>> {
+        let length = self.log.metadata()?.len();
+        let mut bytes = vec![0; usize::try_from(length).unwrap_or(usize::MAX)];
+        self.log.read_exact_at(&mut bytes, 0)?;
+        Ok(bytes)
     }
 
     /// Forgets the marks of the last cycle.

@@ -9,8 +9,8 @@
 //! ```
 //!
 //! The models ([`Capture`], [`ManifestEntry`], [`CpuMtrrs`]) render to and parse from their
-//! files' text without I/O; [`Bundle::open`] reads a folder and checks it, and
-//! [`write_atomic`] replaces one file so that a reader never sees half of it.
+//! files' text without I/O; [`Bundle::open`] reads a folder and checks it. Writing a bundle
+//! is the job of `kernlog capture`, which does it as root with care of its own.
 
 mod capture;
 mod manifest;
@@ -22,7 +22,7 @@ pub use msr::*;
 
 use std::fmt;
 use std::fs;
-use std::io::{self, Write};
+use std::io;
 use std::path::{Path, PathBuf};
 
 /// `capture.yaml`.
@@ -157,29 +157,6 @@ fn read_text(path: &Path, missing: &str) -> Result<String, BundleError> {
         };
         error(path.to_path_buf(), message, None)
     })
-}
-
-/// Replaces `dir/name` with `bytes` through a temporary file renamed over it, flushed to
-/// the disk first, so that a machine that never comes back leaves the old or the new file,
-/// never a part.
-pub fn write_atomic(dir: &Path, name: &str, bytes: &[u8]) -> io::Result<()> {
-    let target = dir.join(name);
-    let parent = target.parent().unwrap_or(dir);
-    let file_name = target
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let temp = parent.join(format!(".{file_name}.tmp"));
-    let mut file = fs::File::create(&temp)?;
-    file.write_all(bytes)?;
-    file.sync_all()?;
-    fs::rename(&temp, &target)?;
-    // The rename itself reaches the disk with the folder; a file system that cannot flush a
-    // folder (EINVAL) has no more to offer, and the file itself is on disk already.
-    match fs::File::open(parent)?.sync_all() {
-        Err(e) if e.kind() == io::ErrorKind::InvalidInput => Ok(()),
-        other => other,
-    }
 }
 
 #[cfg(test)]
