@@ -121,6 +121,7 @@ pub fn run(
         verdict: Verdict::Complete,
         kernel,
     };
+    host.catch_signals().map_err(anyhow::Error::msg)?;
     let dir = BundleDir::create(&out, owner)?;
     let filled = fill(&dir, capture, command, args, host, progress)
         .with_context(|| format!("the capture stopped; what it wrote is in {}", out.display()));
@@ -173,6 +174,9 @@ fn fill(
         dir.path().display()
     )?;
     for n in 1..=args.cycles {
+        if let Some(signal) = host.stop_signal() {
+            bail!("stopped by {signal} before cycle {n}");
+        }
         // What the kernel logged before this request belongs to no cycle of it.
         w.kmsg.drain()?;
         w.kmsg.start_cycle();
@@ -194,7 +198,7 @@ fn fill(
             },
             args.wake_after
         )?;
-        let (outcome, detail) = one_cycle(host, &mut w, method, args)?;
+        let (outcome, detail) = one_cycle(host, &mut w, method, args, n)?;
         if outcome == Outcome::Resumed {
             let path = bundle::mtrr_after_cycle(n);
             w.add_dump(&path, &format!("after resume {n}"), &read_mtrrs(host))?;
@@ -225,12 +229,13 @@ fn set_last(w: &mut Writer, change: impl FnOnce(&mut CapturedCycle)) {
     }
 }
 
-/// One suspend request and the wait for its resume, read from the kernel's log.
+/// One suspend request (cycle `n`) and the wait for its resume, read from the kernel's log.
 fn one_cycle(
     host: &mut dyn Host,
     w: &mut Writer,
     method: Method,
     args: &CaptureArgs,
+    n: u32,
 ) -> Result<(Outcome, Option<String>)> {
     let alarm = host.path(system::WAKEALARM);
     // A stale alarm must be cleared before the kernel takes a new one.
@@ -245,6 +250,7 @@ fn one_cycle(
     let requested = host.now();
     let request = host.request_suspend(method);
     w.kmsg.drain()?;
+    stop_if_asked(host, w, &alarm, n)?;
     if let Err(e) = request {
         let _ = std::fs::write(&alarm, "0");
         let detail = match &w.kmsg.marks.failure {
@@ -261,6 +267,7 @@ fn one_cycle(
         }
         host.pause(POLL);
         w.kmsg.drain()?;
+        stop_if_asked(host, w, &alarm, n)?;
     }
     // Woken otherwise (lid, key), the machine would keep an alarm for later.
     let _ = std::fs::write(&alarm, "0");
@@ -293,6 +300,20 @@ fn one_cycle(
             )),
         ),
     })
+}
+
+/// Ends the capture in cycle `n` when a signal asked it to stop: the alarm cleared, the
+/// kernel's log brought up to date, `capture.yaml` left saying the cycle is `suspending`.
+fn stop_if_asked(host: &dyn Host, w: &mut Writer, alarm: &std::path::Path, n: u32) -> Result<()> {
+    let Some(signal) = host.stop_signal() else {
+        return Ok(());
+    };
+    let _ = std::fs::write(alarm, "0");
+    w.checkpoint()?;
+    bail!(
+        "stopped by {signal} in cycle {n}, before the kernel's log showed its resume \
+         (capture.yaml leaves the cycle `suspending`)"
+    )
 }
 
 /// Every online CPU's MTRRs.

@@ -7,6 +7,8 @@ use std::fs;
 use std::os::unix::fs::{MetadataExt, PermissionsExt, chown, lchown, symlink};
 use std::path::{Path, PathBuf};
 
+use kernlog::evidence::bundle::{Bundle, Outcome};
+
 use super::Host;
 use super::tests::{Act, FakeHost, capture, refused};
 
@@ -261,4 +263,29 @@ fn an_invalid_sudo_user_is_refused_before_anything_is_written() {
     host.sudo("4294967295", "4243");
     let e = refused(&mut host, &[]);
     assert!(e.contains("SUDO_UID is `4294967295`"), "{e}");
+}
+
+#[test]
+fn a_capture_stopped_by_a_signal_is_handed_back_with_its_cycle_left_suspending() {
+    let mut host = sudo_host();
+    host.script = [Act::Resume(0xc06), Act::NeverWakes].into();
+    host.interrupt_after = Some(3);
+    let out = host.path("bundle");
+    let e = capture(&mut host, &out, &["--cycles", "3"]).unwrap_err();
+    assert!(
+        e.ends_with(
+            "stopped by SIGINT in cycle 2, before the kernel's log showed its resume \
+                     (capture.yaml leaves the cycle `suspending`)"
+        ),
+        "{e}"
+    );
+    assert_eq!(host.requests.len(), 2);
+    assert_eq!(owner(&out), (4242, 4243));
+    assert_eq!(owner(&out.join("mtrr/after-cycle-1.txt")), (4242, 4243));
+    let bundle = Bundle::open(&out).unwrap();
+    let outcomes: Vec<_> = bundle.capture.cycles.iter().map(|c| c.outcome).collect();
+    assert_eq!(outcomes, [Outcome::Resumed, Outcome::Suspending]);
+    // No alarm is left to wake the machine later.
+    let alarm = fs::read_to_string(host.path("sys/class/rtc/rtc0/wakealarm")).unwrap();
+    assert_eq!(alarm, "0");
 }

@@ -43,6 +43,10 @@ pub struct FakeHost {
     pub vars: HashMap<&'static str, OsString>,
     /// What another user does while the machine sleeps in the next suspend.
     pub meanwhile: Option<Box<dyn FnOnce()>>,
+    /// After this many pauses, SIGINT asks the capture to stop.
+    pub interrupt_after: Option<u32>,
+    pauses: Cell<u32>,
+    pub signals_caught: bool,
 }
 
 impl FakeHost {
@@ -63,6 +67,9 @@ impl FakeHost {
             uname: None,
             vars: HashMap::new(),
             meanwhile: None,
+            interrupt_after: None,
+            pauses: Cell::new(0),
+            signals_caught: false,
         };
         for (rel, text) in [
             ("sys/power/state", "freeze mem disk\n"),
@@ -190,6 +197,7 @@ impl Host for FakeHost {
     }
 
     fn pause(&mut self, time: Duration) {
+        self.pauses.set(self.pauses.get() + 1);
         self.advance(time);
     }
 
@@ -199,6 +207,16 @@ impl Host for FakeHost {
 
     fn var(&self, name: &str) -> Option<OsString> {
         self.vars.get(name).cloned()
+    }
+
+    fn catch_signals(&mut self) -> Result<(), String> {
+        self.signals_caught = true;
+        Ok(())
+    }
+
+    fn stop_signal(&self) -> Option<&'static str> {
+        let asked = self.interrupt_after.is_some_and(|n| self.pauses.get() >= n);
+        (self.signals_caught && asked).then_some("SIGINT")
     }
 }
 
