@@ -18,8 +18,9 @@ use super::owner::Trusted;
 /// As many links as the kernel follows in one path before it gives up (ELOOP).
 const MAX_LINKS: usize = 40;
 
-const HINT: &str = "hint: name a folder with --out under one that only you and root can \
-                    change, such as your home";
+const HINT: &str = "hint: run capture through sudo, which tells it who you are, from a \
+                    folder only you and root can change, such as your home, or name one with \
+                    --out";
 
 /// Opens the folder `dir` (an absolute path) for `*at` calls (`O_PATH`), checking every
 /// folder and link on the way.
