@@ -151,36 +151,23 @@ fn planted(host: &mut FakeHost, plant: impl FnOnce(&Path) + 'static) -> String {
 }
 
 #[test]
-fn a_planted_capture_yaml_temporary_link_is_not_written_through() {
-    let victim = Victim::new();
-    let target = victim.file.clone();
-    let mut host = sudo_host();
-    let e = planted(&mut host, move |out| {
-        symlink(&target, out.join(".capture.yaml.tmp")).unwrap();
-    });
-    assert!(
-        e.contains(".capture.yaml.tmp to replace capture.yaml"),
-        "{e}"
-    );
-    assert!(e.contains("File exists"), "{e}");
-    victim.untouched();
-    // The link itself stays where it was, root's: the hand-back changed nothing through it.
-    assert_eq!(owner(&host.path("bundle/.capture.yaml.tmp")), (0, 0));
-}
-
-#[test]
-fn a_planted_manifest_temporary_link_is_not_written_through() {
-    let victim = Victim::new();
-    let target = victim.file.clone();
-    let mut host = sudo_host();
-    let e = planted(&mut host, move |out| {
-        symlink(&target, out.join(".MANIFEST.yaml.tmp")).unwrap();
-    });
-    assert!(
-        e.contains(".MANIFEST.yaml.tmp to replace MANIFEST.yaml"),
-        "{e}"
-    );
-    victim.untouched();
+fn a_planted_temporary_link_is_not_written_through() {
+    for (temp, file) in [
+        (".capture.yaml.tmp", "capture.yaml"),
+        (".MANIFEST.yaml.tmp", "MANIFEST.yaml"),
+    ] {
+        let victim = Victim::new();
+        let target = victim.file.clone();
+        let mut host = sudo_host();
+        let e = planted(&mut host, move |out| {
+            symlink(&target, out.join(temp)).unwrap();
+        });
+        assert!(e.contains(&format!("{temp} to replace {file}")), "{e}");
+        assert!(e.contains("File exists"), "{e}");
+        victim.untouched();
+        // The link itself stays as it was, root's: the hand-back changed nothing through it.
+        assert_eq!(owner(&host.path(&format!("bundle/{temp}"))), (0, 0));
+    }
 }
 
 #[test]
