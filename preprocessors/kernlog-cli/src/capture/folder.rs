@@ -103,12 +103,17 @@ impl BundleDir {
             .with_context(|| format!("cannot create {}", self.path.join(rel).display()))
     }
 
-    /// Writes the new file `rel` and flushes it to the disk.
+    /// Writes the new file `rel` and flushes it, and the folder that lists it, to the disk.
     pub fn write_new(&self, rel: &str, bytes: &[u8]) -> Result<()> {
-        let mut file = self.new_file(rel)?;
+        let (folder, name) = self.folder_of(rel)?;
+        let at = folder.as_ref().map_or(self.fd.as_fd(), AsFd::as_fd);
+        let mut file = self
+            .create_in(folder.as_ref(), name)
+            .with_context(|| format!("cannot create {}", self.path.join(rel).display()))?;
         file.write_all(bytes)
             .and_then(|()| file.sync_all())
-            .with_context(|| format!("cannot write {}", self.path.join(rel).display()))
+            .with_context(|| format!("cannot write {}", self.path.join(rel).display()))?;
+        self.flush_folder(at)
     }
 
     /// Replaces `rel` with `bytes`: a new `.NAME.tmp` beside it, flushed, then renamed over
@@ -132,11 +137,15 @@ impl BundleDir {
             return Err(e)
                 .with_context(|| format!("cannot write {}", self.path.join(rel).display()));
         }
-        // The rename reaches the disk with the folder; a file system that cannot flush a
-        // folder (EINVAL) has no more to offer, and the file itself is on disk already.
-        match fsync(at) {
+        self.flush_folder(at)
+    }
+
+    /// A new name or a rename reaches the disk with its folder; a file system that cannot
+    /// flush a folder (EINVAL) has no more to offer, and the file itself is on disk already.
+    fn flush_folder(&self, folder: BorrowedFd<'_>) -> Result<()> {
+        match fsync(folder) {
             Err(e) if e != rustix::io::Errno::INVAL => Err(io::Error::from(e))
-                .with_context(|| format!("cannot flush {}", self.path.display())),
+                .with_context(|| format!("cannot flush a folder of {}", self.path.display())),
             _ => Ok(()),
         }
     }
