@@ -90,11 +90,11 @@ pub fn run(
             args.wake_after
         );
     }
-    system::check_ready(host, method)?;
     let owner = owner::invoking_user(
         host.var("SUDO_UID").as_deref(),
         host.var("SUDO_GID").as_deref(),
     )?;
+    system::check_ready(host, method)?;
     let kernel = system::kernel(host)?;
     let started = bundle::utc_stamp(unix_seconds(host));
     let out = args.out.clone().unwrap_or_else(|| {
