@@ -63,6 +63,11 @@ impl BundleDir {
                     .with_context(|| format!("cannot create the bundle {}", out.display()));
             }
         }
+        // The new name reaches the disk with the parent, so that a machine that never comes
+        // back still shows the bundle (best effort: a file system may not flush a folder).
+        if let Ok(parent) = open_folder(at.as_fd(), ".") {
+            let _ = fsync(parent);
+        }
         let fd = open_folder(at.as_fd(), name)
             .with_context(|| format!("cannot open the new bundle {}", out.display()))?;
         let stat = fstat(&fd)?;
