@@ -1,11 +1,15 @@
 //! What capture asks of the operating system, behind one small trait so that the tests can
 //! run a capture against a fake machine in a temporary folder.
 
+use std::ffi::OsString;
 use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, SystemTime};
+
+use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 
 use kernlog::evidence::bundle::Method;
 
@@ -29,6 +33,13 @@ pub trait Host {
     fn pause(&mut self, time: Duration);
     /// The kernel release from uname(2), for kernels without /proc/sys (tinyconfig).
     fn uname_release(&self) -> Option<String>;
+    /// An environment variable (`SUDO_UID`, `SUDO_GID`).
+    fn var(&self, name: &str) -> Option<OsString>;
+    /// From now on SIGINT, SIGTERM and SIGHUP ask the capture to stop (see
+    /// [`Host::stop_signal`]) instead of ending the process; a second one ends it at once.
+    fn catch_signals(&mut self) -> Result<(), String>;
+    /// The signal that asked the capture to stop, once one has.
+    fn stop_signal(&self) -> Option<&'static str>;
 
     /// `root/rel`.
     fn path(&self, rel: &str) -> PathBuf {
@@ -38,6 +49,10 @@ pub trait Host {
 
 /// The machine kernlog runs on.
 pub struct RealHost;
+
+/// The last stop signal that arrived (0: none), and whether one has.
+static STOP: AtomicUsize = AtomicUsize::new(0);
+static STOPPING: AtomicBool = AtomicBool::new(false);
 
 impl Host for RealHost {
     fn root(&self) -> &Path {
@@ -108,6 +123,31 @@ impl Host for RealHost {
         }
         let release = unsafe { std::ffi::CStr::from_ptr(name.release.as_ptr()) };
         Some(release.to_string_lossy().into_owned())
+    }
+
+    fn var(&self, name: &str) -> Option<OsString> {
+        std::env::var_os(name)
+    }
+
+    fn catch_signals(&mut self) -> Result<(), String> {
+        for signal in [SIGINT, SIGTERM, SIGHUP] {
+            // Registered first, the shutdown sees the flag as the signals before this one
+            // left it: a second signal ends the process with the shell's status for it.
+            signal_hook::flag::register_conditional_shutdown(signal, 128 + signal, &STOPPING)
+                .and_then(|_| signal_hook::flag::register(signal, &STOPPING))
+                .and_then(|_| signal_hook::flag::register_usize(signal, &STOP, signal as usize))
+                .map_err(|e| format!("cannot catch signal {signal}: {e}"))?;
+        }
+        Ok(())
+    }
+
+    fn stop_signal(&self) -> Option<&'static str> {
+        match i32::try_from(STOP.load(Ordering::SeqCst)).ok()? {
+            SIGINT => Some("SIGINT"),
+            SIGTERM => Some("SIGTERM"),
+            SIGHUP => Some("SIGHUP"),
+            _ => None,
+        }
     }
 }
 

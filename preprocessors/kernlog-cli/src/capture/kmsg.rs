@@ -3,8 +3,11 @@
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Read, Write};
-use std::os::unix::fs::OpenOptionsExt;
+use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::Path;
+
+use kernlog::analysis::resume::{SuspendStep, suspend_step};
+use kernlog::parse::record::parse_kmsg_record;
 
 /// What the kernel's log said since [`KmsgTail::start_cycle`].
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -31,14 +34,13 @@ pub struct KmsgTail {
 }
 
 impl KmsgTail {
-    /// Opens `kmsg` without blocking (the kernel's buffer from its oldest record) and
-    /// `log`, the bundle's `kernel.log`, for appending.
-    pub fn open(kmsg: &Path, log: &Path) -> io::Result<KmsgTail> {
+    /// Opens `kmsg` without blocking (the kernel's buffer from its oldest record); what it
+    /// reads goes to `log`, the bundle's new `kernel.log`.
+    pub fn open(kmsg: &Path, log: File) -> io::Result<KmsgTail> {
         let source = OpenOptions::new()
             .read(true)
             .custom_flags(libc::O_NONBLOCK)
             .open(kmsg)?;
-        let log = OpenOptions::new().create(true).append(true).open(log)?;
         Ok(KmsgTail {
             source,
             log,
@@ -47,6 +49,14 @@ impl KmsgTail {
             lost: 0,
             marks: CycleMarks::default(),
         })
+    }
+
+    /// Everything written to the log so far, read back through its descriptor.
+    pub fn log_bytes(&self) -> io::Result<Vec<u8>> {
+        let length = self.log.metadata()?.len();
+        let mut bytes = vec![0; usize::try_from(length).unwrap_or(usize::MAX)];
+        self.log.read_exact_at(&mut bytes, 0)?;
+        Ok(bytes)
     }
 
     /// Forgets the marks of the last cycle.
@@ -85,82 +95,79 @@ impl KmsgTail {
         };
         let complete: Vec<u8> = self.partial.drain(..=end).collect();
         for line in complete.split(|&b| b == b'\n') {
+            // Dictionary lines (` KEY=value`) and anything else that is no record are skipped.
             let line = String::from_utf8_lossy(line);
-            let Some((prefix, message)) = line.split_once(';') else {
-                continue; // a dictionary line (` KEY=value`) or not a record
+            let Some(record) = parse_kmsg_record(&line) else {
+                continue;
             };
-            if self.first_seq.is_none() {
-                self.first_seq = prefix.split(',').nth(1).and_then(|s| s.parse().ok());
+            self.first_seq.get_or_insert(record.seq);
+            // Only the kernel's own messages tell of a suspend: user space may write any
+            // text to /dev/kmsg, under a facility of its own.
+            if record.facility == 0 {
+                note(&mut self.marks, record.message);
             }
-            note(&mut self.marks, message);
         }
     }
 }
 
-/// Notes what one message says about the suspend in progress.
+/// Notes what one kernel message says about the suspend in progress, as the analysis reads
+/// it. A device that fails to *resume* is no abort: the machine did suspend.
 fn note(marks: &mut CycleMarks, message: &str) {
-    if message.starts_with("PM: suspend entry") {
-        marks.entered = true;
-    } else if message.starts_with("PM: suspend exit") {
-        marks.exited = true;
-    } else if marks.failure.is_none() && is_failure(message) {
-        marks.failure = Some(message.trim_end().to_string());
+    match suspend_step(message) {
+        Some(SuspendStep::Entry) => marks.entered = true,
+        Some(SuspendStep::Exit) => marks.exited = true,
+        Some(SuspendStep::Aborted) if marks.failure.is_none() => {
+            marks.failure = Some(message.trim_end().to_string());
+        }
+        _ => {}
     }
-}
-
-/// The kernel's words for a suspend that did not go through: devices or tasks that failed
-/// to suspend or freeze, a wakeup event that aborted it. A device that fails to *resume*
-/// is no abort: the machine did suspend.
-fn is_failure(message: &str) -> bool {
-    let lower = message.to_ascii_lowercase();
-    let about_suspend = lower.starts_with("pm: ") || lower.starts_with("freezing ");
-    about_suspend
-        && !lower.contains("resume")
-        && (lower.contains("fail") || lower.contains("abort"))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// The marks of these `/dev/kmsg` lines, fed to a tail as one read.
+    fn marks(lines: &[&str]) -> (CycleMarks, Option<u64>) {
+        let log = tempfile::tempfile().unwrap();
+        let kmsg = tempfile::NamedTempFile::new().unwrap();
+        let mut tail = KmsgTail::open(kmsg.path(), log).unwrap();
+        let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        tail.scan(text.as_bytes());
+        (tail.marks, tail.first_seq)
+    }
+
     #[test]
     fn the_markers_of_a_suspend_and_of_an_abort() {
-        let mut marks = CycleMarks::default();
-        for message in [
-            "PM: suspend entry (deep)",
-            "Filesystems sync: 0.001 seconds",
-            "PM: Some devices failed to suspend, or early wake event detected",
-            "PM: suspend exit",
-        ] {
-            note(&mut marks, message);
-        }
+        let (marks, first) = marks(&[
+            "6,17,100,-;PM: suspend entry (deep)",
+            " SUBSYSTEM=acpi",
+            "6,18,200,-;Filesystems sync: 0.001 seconds",
+            "3,19,300,-;PM: Some devices failed to suspend, or early wake event detected",
+            "6,20,400,-;PM: suspend exit",
+        ]);
         assert!(marks.entered && marks.exited);
         assert_eq!(
             marks.failure.as_deref(),
             Some("PM: Some devices failed to suspend, or early wake event detected")
         );
+        assert_eq!(first, Some(17));
     }
 
     #[test]
-    fn freezing_failures_count_and_resume_lines_do_not() {
-        let mut marks = CycleMarks::default();
-        note(&mut marks, "ACPI: PM: Waking up from system sleep state S3");
-        note(&mut marks, "PM: resume from suspend-to-idle");
-        note(
-            &mut marks,
-            "PM: Device 0000:00:1f.3 failed to resume async: error -5",
-        );
+    fn resume_failures_and_text_of_user_space_are_no_abort() {
+        let (marks, _) = marks(&[
+            "6,1,100,-;PM: suspend entry (deep)",
+            "6,2,200,-;ACPI: PM: Waking up from system sleep state S3",
+            "3,3,300,-;PM: Device 0000:00:1f.3 failed to resume async: error -5",
+            // A process named `PM: fail` that segfaults (issue 28, item 2).
+            "6,4,400,-;PM: fail[4242]: segfault at 0 ip 0000000000401106 sp 00007ffd2b1b7d40 \
+             error 6 in a.out[401000+1000] likely on CPU 1 (core 1, socket 0)",
+            // Root's `echo ... >/dev/kmsg`: facility 1 (user), not the kernel's.
+            "12,5,500,-;PM: Some devices failed to suspend, or early wake event detected",
+            "14,6,600,-;PM: suspend exit",
+        ]);
         assert_eq!(marks.failure, None);
-        note(&mut marks, "PM: Wakeup pending, aborting suspend");
-        assert_eq!(
-            marks.failure.as_deref(),
-            Some("PM: Wakeup pending, aborting suspend")
-        );
-        marks.failure = None;
-        note(
-            &mut marks,
-            "Freezing user space processes failed after 20.004 seconds (1 tasks refusing to freeze)",
-        );
-        assert!(marks.failure.unwrap().starts_with("Freezing user space"));
+        assert!(marks.entered && !marks.exited);
     }
 }

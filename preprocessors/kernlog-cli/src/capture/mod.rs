@@ -3,8 +3,11 @@
 //! before the first suspend and after each resume, and `capture.yaml`, rewritten before
 //! each suspend and after each resume.
 
+mod folder;
 mod host;
 mod kmsg;
+mod owner;
+mod parent;
 mod system;
 mod writer;
 
@@ -16,7 +19,9 @@ use anyhow::{Context, Result, bail};
 use kernlog::evidence::bundle::{
     self, Capture, CapturedCycle, CpuMtrrs, Method, Outcome, Verdict, Wake,
 };
+use kernlog::render::safe_text::one_line;
 
+use folder::BundleDir;
 pub use host::{Host, RealHost};
 use writer::Writer;
 
@@ -47,7 +52,7 @@ pub struct CaptureArgs {
     /// Write /sys/power/mem_sleep before the first suspend (deep: suspend to RAM, S3).
     #[arg(long, value_enum)]
     mem_sleep: Option<MemSleep>,
-    /// The bundle's folder (must not exist or be empty); by default
+    /// The bundle's folder, which capture creates (it must not exist); by default
     /// kernlog-capture-RELEASE-DATE in the current folder.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
@@ -66,8 +71,9 @@ enum MemSleep {
 }
 
 /// Runs a capture on `host`; `command` is the command line, recorded in the manifest.
-/// Progress goes to `progress`. Returns the verdict; errors before the bundle's folder was
-/// created leave nothing behind.
+/// Progress goes to `progress`. Returns the bundle's folder and the verdict. Errors before
+/// the folder was created leave nothing behind; once it exists, what was written stays and
+/// is handed to the invoking user, whatever the outcome.
 pub fn run(
     args: &CaptureArgs,
     host: &mut dyn Host,
@@ -85,6 +91,10 @@ pub fn run(
             args.wake_after
         );
     }
+    let owner = owner::invoking_user(
+        host.var("SUDO_UID").as_deref(),
+        host.var("SUDO_GID").as_deref(),
+    )?;
     system::check_ready(host, method)?;
     let kernel = system::kernel(host)?;
     let started = bundle::utc_stamp(unix_seconds(host));
@@ -93,15 +103,6 @@ pub fn run(
         let release = kernel.release.replace(['/', ' '], "_");
         PathBuf::from(format!("kernlog-capture-{release}-{stamp}"))
     });
-    check_out(&out)?;
-    if let Some(mode) = args.mem_sleep {
-        let word = match mode {
-            MemSleep::Deep => "deep",
-            MemSleep::S2idle => "s2idle",
-        };
-        std::fs::write(host.path("sys/power/mem_sleep"), word)
-            .with_context(|| format!("cannot write {word} to /sys/power/mem_sleep"))?;
-    }
     let capture = Capture {
         format: bundle::FORMAT.to_string(),
         tool: format!("kernlog {}", env!("CARGO_PKG_VERSION")),
@@ -112,7 +113,8 @@ pub fn run(
         wake_after_s: args.wake_after,
         timeout_s: args.timeout,
         machine: system::machine(host),
-        mem_sleep: system::read_trimmed(host, "sys/power/mem_sleep"),
+        // Read again once --mem-sleep is written.
+        mem_sleep: None,
         cpus_online: system::cpus_online(host),
         cycles_requested: args.cycles,
         cycles: Vec::new(),
@@ -120,7 +122,39 @@ pub fn run(
         verdict: Verdict::Complete,
         kernel,
     };
-    let mut w = Writer::create(&out, capture, command, &host.path("dev/kmsg"))?;
+    host.catch_signals().map_err(anyhow::Error::msg)?;
+    let dir = BundleDir::create(&out, owner)?;
+    let filled = fill(&dir, capture, command, args, host, progress)
+        .with_context(|| format!("the capture stopped; what it wrote is in {}", out.display()));
+    let handed = owner.map_or(Ok(()), |owner| dir.hand_back(owner));
+    match (filled, handed) {
+        (Ok(verdict), Ok(())) => Ok((out, verdict)),
+        (Err(e), Ok(())) | (Ok(_), Err(e)) => Err(e),
+        (Err(e), Err(h)) => Err(anyhow::anyhow!("{e:#}; and {h:#}")),
+    }
+}
+
+/// Writes the bundle into its new folder `dir`: the files before the first suspend, then
+/// the cycles.
+fn fill(
+    dir: &BundleDir,
+    mut capture: Capture,
+    command: String,
+    args: &CaptureArgs,
+    host: &mut dyn Host,
+    progress: &mut dyn Write,
+) -> Result<Verdict> {
+    if let Some(mode) = args.mem_sleep {
+        let word = match mode {
+            MemSleep::Deep => "deep",
+            MemSleep::S2idle => "s2idle",
+        };
+        std::fs::write(host.path("sys/power/mem_sleep"), word)
+            .with_context(|| format!("cannot write {word} to /sys/power/mem_sleep"))?;
+    }
+    capture.mem_sleep = system::read_trimmed(host, "sys/power/mem_sleep");
+    let method = capture.method;
+    let mut w = Writer::create(dir, capture, command, &host.path("dev/kmsg"))?;
     if let Ok(text) = std::fs::read_to_string(host.path("proc/mtrr")) {
         w.add_file(
             bundle::PROC_MTRR,
@@ -135,8 +169,15 @@ pub fn run(
         &read_mtrrs(host),
     )?;
     w.checkpoint()?;
-    writeln!(progress, "kernlog capture: writing {}", out.display())?;
+    writeln!(
+        progress,
+        "kernlog capture: writing {}",
+        one_line(&dir.path().display().to_string())
+    )?;
     for n in 1..=args.cycles {
+        if let Some(signal) = host.stop_signal() {
+            bail!("stopped by {signal} before cycle {n}");
+        }
         // What the kernel logged before this request belongs to no cycle of it.
         w.kmsg.drain()?;
         w.kmsg.start_cycle();
@@ -158,7 +199,7 @@ pub fn run(
             },
             args.wake_after
         )?;
-        let (outcome, detail) = one_cycle(host, &mut w, method, args)?;
+        let (outcome, detail) = one_cycle(host, &mut w, method, args, n)?;
         if outcome == Outcome::Resumed {
             let path = bundle::mtrr_after_cycle(n);
             w.add_dump(&path, &format!("after resume {n}"), &read_mtrrs(host))?;
@@ -169,7 +210,10 @@ pub fn run(
             c.detail = detail.clone();
         });
         w.checkpoint()?;
-        let detail = detail.map(|d| format!(": {d}")).unwrap_or_default();
+        // The detail quotes the kernel's log: one line, its controls made visible.
+        let detail = detail
+            .map(|d| format!(": {}", one_line(&d)))
+            .unwrap_or_default();
         writeln!(
             progress,
             "kernlog capture: cycle {n}: {}{detail}",
@@ -180,7 +224,7 @@ pub fn run(
         }
     }
     w.checkpoint()?;
-    Ok((out, w.capture.verdict.clone()))
+    Ok(w.capture.verdict.clone())
 }
 
 fn set_last(w: &mut Writer, change: impl FnOnce(&mut CapturedCycle)) {
@@ -189,12 +233,13 @@ fn set_last(w: &mut Writer, change: impl FnOnce(&mut CapturedCycle)) {
     }
 }
 
-/// One suspend request and the wait for its resume, read from the kernel's log.
+/// One suspend request (cycle `n`) and the wait for its resume, read from the kernel's log.
 fn one_cycle(
     host: &mut dyn Host,
     w: &mut Writer,
     method: Method,
     args: &CaptureArgs,
+    n: u32,
 ) -> Result<(Outcome, Option<String>)> {
     let alarm = host.path(system::WAKEALARM);
     // A stale alarm must be cleared before the kernel takes a new one.
@@ -209,6 +254,7 @@ fn one_cycle(
     let requested = host.now();
     let request = host.request_suspend(method);
     w.kmsg.drain()?;
+    stop_if_asked(host, w, &alarm, n)?;
     if let Err(e) = request {
         let _ = std::fs::write(&alarm, "0");
         let detail = match &w.kmsg.marks.failure {
@@ -225,6 +271,7 @@ fn one_cycle(
         }
         host.pause(POLL);
         w.kmsg.drain()?;
+        stop_if_asked(host, w, &alarm, n)?;
     }
     // Woken otherwise (lid, key), the machine would keep an alarm for later.
     let _ = std::fs::write(&alarm, "0");
@@ -259,6 +306,20 @@ fn one_cycle(
     })
 }
 
+/// Ends the capture in cycle `n` when a signal asked it to stop: the alarm cleared, the
+/// kernel's log brought up to date, `capture.yaml` left saying the cycle is `suspending`.
+fn stop_if_asked(host: &dyn Host, w: &mut Writer, alarm: &std::path::Path, n: u32) -> Result<()> {
+    let Some(signal) = host.stop_signal() else {
+        return Ok(());
+    };
+    let _ = std::fs::write(alarm, "0");
+    w.checkpoint()?;
+    bail!(
+        "stopped by {signal} in cycle {n}, before the kernel's log showed its resume \
+         (capture.yaml leaves the cycle `suspending`)"
+    )
+}
+
 /// Every online CPU's MTRRs.
 fn read_mtrrs(host: &dyn Host) -> Vec<CpuMtrrs> {
     system::cpus_online(host)
@@ -268,23 +329,6 @@ fn read_mtrrs(host: &dyn Host) -> Vec<CpuMtrrs> {
             registers: bundle::read_registers(|msr| host.read_msr(cpu, msr)),
         })
         .collect()
-}
-
-/// The bundle's folder must be new (or empty), so that no run overwrites another.
-fn check_out(out: &std::path::Path) -> Result<()> {
-    match std::fs::read_dir(out) {
-        Ok(mut entries) => {
-            if entries.next().is_some() {
-                bail!(
-                    "{} already exists and is not empty; name a new folder with --out",
-                    out.display()
-                );
-            }
-            Ok(())
-        }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-        Err(e) => Err(e).with_context(|| format!("cannot use {} as the bundle", out.display())),
-    }
 }
 
 /// The command line as a shell would take it back: words with anything but plain
@@ -311,5 +355,7 @@ fn unix_seconds(host: &dyn Host) -> u64 {
         .unwrap_or(0)
 }
 
+#[cfg(test)]
+mod planted;
 #[cfg(test)]
 pub(crate) mod tests;

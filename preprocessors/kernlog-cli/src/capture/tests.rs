@@ -3,6 +3,7 @@
 
 use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, VecDeque};
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -40,6 +41,14 @@ pub struct FakeHost {
     seq: Cell<u64>,
     /// What uname(2) says; `None` as if it failed.
     pub uname: Option<String>,
+    /// The environment (`SUDO_UID`, `SUDO_GID`).
+    pub vars: HashMap<&'static str, OsString>,
+    /// What another user does while the machine sleeps in the next suspend.
+    pub meanwhile: Option<Box<dyn FnOnce()>>,
+    /// After this many pauses, SIGINT asks the capture to stop.
+    pub interrupt_after: Option<u32>,
+    pauses: Cell<u32>,
+    pub signals_caught: bool,
 }
 
 impl FakeHost {
@@ -58,6 +67,11 @@ impl FakeHost {
             clock: Cell::new(UNIX_EPOCH + Duration::from_secs(1_796_119_200)),
             seq: Cell::new(0),
             uname: None,
+            vars: HashMap::new(),
+            meanwhile: None,
+            interrupt_after: None,
+            pauses: Cell::new(0),
+            signals_caught: false,
         };
         for (rel, text) in [
             ("sys/power/state", "freeze mem disk\n"),
@@ -114,6 +128,12 @@ impl FakeHost {
         writeln!(file, "6,{seq},{},-;{message}", 1000 * seq).unwrap();
     }
 
+    /// As if run by `sudo` for user `uid`, group `gid`.
+    pub fn sudo(&mut self, uid: &str, gid: &str) {
+        self.vars.insert("SUDO_UID", uid.into());
+        self.vars.insert("SUDO_GID", gid.into());
+    }
+
     fn advance(&self, time: Duration) {
         self.clock.set(self.clock.get() + time);
     }
@@ -149,6 +169,9 @@ impl Host for FakeHost {
         if let Some(watch) = &self.watch {
             self.snapshots.push(std::fs::read_to_string(watch).unwrap());
         }
+        if let Some(act) = self.meanwhile.take() {
+            act();
+        }
         self.kmsg("PM: suspend entry (deep)");
         match self
             .script
@@ -176,11 +199,26 @@ impl Host for FakeHost {
     }
 
     fn pause(&mut self, time: Duration) {
+        self.pauses.set(self.pauses.get() + 1);
         self.advance(time);
     }
 
     fn uname_release(&self) -> Option<String> {
         self.uname.clone()
+    }
+
+    fn var(&self, name: &str) -> Option<OsString> {
+        self.vars.get(name).cloned()
+    }
+
+    fn catch_signals(&mut self) -> Result<(), String> {
+        self.signals_caught = true;
+        Ok(())
+    }
+
+    fn stop_signal(&self) -> Option<&'static str> {
+        let asked = self.interrupt_after.is_some_and(|n| self.pauses.get() >= n);
+        (self.signals_caught && asked).then_some("SIGINT")
     }
 }
 
@@ -196,7 +234,7 @@ fn args(extra: &[&str]) -> CaptureArgs {
 }
 
 /// A capture into `out` with these options; the verdict, or the error's text.
-fn capture(host: &mut FakeHost, out: &Path, extra: &[&str]) -> Result<Verdict, String> {
+pub fn capture(host: &mut FakeHost, out: &Path, extra: &[&str]) -> Result<Verdict, String> {
     let mut line = vec!["--out", out.to_str().unwrap()];
     line.extend_from_slice(extra);
     let mut progress = Vec::new();
@@ -347,7 +385,7 @@ fn a_refused_suspend_is_aborted_with_its_reasons_and_the_next_cycle_runs() {
 }
 
 /// The error of a capture that must not start, and that it wrote nothing.
-fn refused(host: &mut FakeHost, extra: &[&str]) -> String {
+pub fn refused(host: &mut FakeHost, extra: &[&str]) -> String {
     let out = host.path("bundle");
     let e = capture(host, &out, extra).unwrap_err();
     assert!(!out.exists(), "a refused capture created {}", out.display());
@@ -429,7 +467,7 @@ fn a_used_folder_and_a_timeout_shorter_than_the_wake_are_refused() {
     host.write("bundle/old.log", "x");
     let out = host.path("bundle");
     let e = capture(&mut host, &out, &[]).unwrap_err();
-    assert!(e.contains("already exists and is not empty"), "{e}");
+    assert!(e.contains("already exists"), "{e}");
     let new = host.path("new");
     let e = capture(&mut host, &new, &["--wake-after", "30", "--timeout", "30"]).unwrap_err();
     assert!(e.contains("must be longer than --wake-after"), "{e}");
@@ -479,6 +517,6 @@ fn without_proc_sys_the_release_comes_from_uname() {
     assert_eq!(bundle.capture.kernel.release, "6.12.48-qemulab");
 }
 
-fn open_bundle(dir: &std::path::Path) -> Bundle {
+pub(super) fn open_bundle(dir: &std::path::Path) -> Bundle {
     read_bundle(&mut crate::input::Folder::new(dir)).unwrap()
 }

@@ -1,8 +1,7 @@
-//! The bundle's folder as capture fills it: files added once, `capture.yaml` and the
-//! manifest rewritten atomically at each checkpoint.
+//! The bundle as capture fills it: files added once, `capture.yaml` and the manifest
+//! rewritten atomically at each checkpoint, all through the folder's descriptor.
 
-use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::{Context, Result};
 use kernlog::evidence::bundle::{
@@ -10,11 +9,15 @@ use kernlog::evidence::bundle::{
     render_manifest,
 };
 
+use super::folder::BundleDir;
 use super::kmsg::KmsgTail;
 
+/// The subfolder of the MTRR dumps ([`bundle::MTRR_BOOT`], [`bundle::mtrr_after_cycle`]).
+const MTRR_FOLDER: &str = "mtrr";
+
 /// An open bundle.
-pub struct Writer {
-    dir: PathBuf,
+pub struct Writer<'a> {
+    dir: &'a BundleDir,
     pub capture: Capture,
     common: EntryCommon,
     /// The manifest entries of the files written so far, other than the log and capture.yaml.
@@ -22,12 +25,18 @@ pub struct Writer {
     pub kmsg: KmsgTail,
 }
 
-impl Writer {
-    /// Creates the folder and starts following the kernel's log into it.
-    pub fn create(dir: &Path, capture: Capture, command: String, kmsg: &Path) -> Result<Writer> {
-        fs::create_dir_all(dir.join("mtrr"))
-            .with_context(|| format!("cannot create the bundle {}", dir.display()))?;
-        let kmsg = KmsgTail::open(kmsg, &dir.join(bundle::KERNEL_LOG))
+impl<'a> Writer<'a> {
+    /// Creates the subfolder of the dumps and starts following the kernel's log into the
+    /// new folder `dir`.
+    pub fn create(
+        dir: &'a BundleDir,
+        capture: Capture,
+        command: String,
+        kmsg: &Path,
+    ) -> Result<Writer<'a>> {
+        dir.mkdir(MTRR_FOLDER)?;
+        let log = dir.new_file(bundle::KERNEL_LOG)?;
+        let kmsg = KmsgTail::open(kmsg, log)
             .with_context(|| format!("cannot read the kernel's log from {}", kmsg.display()))?;
         let common = EntryCommon {
             source: format!("kernlog capture {}", env!("CARGO_PKG_VERSION")),
@@ -36,7 +45,7 @@ impl Writer {
             follows: capture.label.clone(),
         };
         Ok(Writer {
-            dir: dir.to_path_buf(),
+            dir,
             capture,
             common,
             files: Vec::new(),
@@ -52,7 +61,7 @@ impl Writer {
         description: &str,
         text: &[u8],
     ) -> Result<()> {
-        self.write(path, text)?;
+        self.dir.write_new(path, text)?;
         let records = bundle::count_lines(text);
         self.files
             .push(self.common.entry(path, kind, description, records, text));
@@ -62,7 +71,7 @@ impl Writer {
     /// Writes an MTRR dump.
     pub fn add_dump(&mut self, path: &str, when: &str, cpus: &[CpuMtrrs]) -> Result<()> {
         let text = render_dump(cpus);
-        self.write(path, text.as_bytes())?;
+        self.dir.write_new(path, text.as_bytes())?;
         let description = format!("every online CPU's MTRRs read from /dev/cpu/N/msr {when}");
         let entry = self.common.entry(
             path,
@@ -75,11 +84,6 @@ impl Writer {
         Ok(())
     }
 
-    fn write(&self, path: &str, bytes: &[u8]) -> Result<()> {
-        write_atomic(&self.dir, path, bytes)
-            .with_context(|| format!("cannot write {}", self.dir.join(path).display()))
-    }
-
     /// Brings the kernel's log up to date, then rewrites `capture.yaml` and the manifest.
     /// The verdict written is what the file shows if it stays as it is: before a suspend,
     /// that the cycle did not resume.
@@ -87,8 +91,11 @@ impl Writer {
         self.kmsg.drain().context("cannot follow /dev/kmsg")?;
         self.capture.verdict = self.capture.settled_verdict();
         let yaml = self.capture.to_yaml();
-        self.write(bundle::CAPTURE_FILE, yaml.as_bytes())?;
-        let log = fs::read(self.dir.join(bundle::KERNEL_LOG)).unwrap_or_default();
+        self.dir.replace(bundle::CAPTURE_FILE, yaml.as_bytes())?;
+        let log = self.kmsg.log_bytes().with_context(|| {
+            let path = self.dir.path().join(bundle::KERNEL_LOG);
+            format!("cannot read back {}", path.display())
+        })?;
         let mut description = String::from(
             "the kernel's log of this boot from /dev/kmsg (PRIO,SEQ,USEC,FLAGS;MESSAGE), through \
              the end of the last cycle",
@@ -118,28 +125,7 @@ impl Writer {
             ),
         ];
         entries.extend(self.files.iter().cloned());
-        self.write(bundle::MANIFEST_FILE, render_manifest(&entries).as_bytes())
-    }
-}
-
-/// Replaces `dir/name` with `bytes` through a temporary file renamed over it, flushed to
-/// the disk first, so that a machine that never comes back leaves the old or the new file,
-/// never a part.
-fn write_atomic(dir: &std::path::Path, name: &str, bytes: &[u8]) -> std::io::Result<()> {
-    use std::io::Write as _;
-    let target = dir.join(name);
-    let parent = target.parent().unwrap_or(dir);
-    let file_name = target
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let temp = parent.join(format!(".{file_name}.tmp"));
-    let mut file = std::fs::File::create(&temp)?;
-    file.write_all(bytes)?;
-    file.sync_all()?;
-    std::fs::rename(&temp, &target)?;
-    match std::fs::File::open(parent)?.sync_all() {
-        Err(e) if e.kind() == std::io::ErrorKind::InvalidInput => Ok(()),
-        other => other,
+        self.dir
+            .replace(bundle::MANIFEST_FILE, render_manifest(&entries).as_bytes())
     }
 }

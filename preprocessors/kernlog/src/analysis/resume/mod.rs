@@ -13,10 +13,12 @@
 
 mod classify;
 mod model;
+mod step;
 mod tracker;
 
 pub use classify::is_marker;
 pub use model::*;
+pub use step::{SuspendStep, suspend_step};
 pub use tracker::CycleTracker;
 
 #[cfg(test)]

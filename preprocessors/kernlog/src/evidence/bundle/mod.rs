@@ -10,7 +10,8 @@
 //!
 //! The models ([`Capture`], [`ManifestEntry`], [`CpuMtrrs`]) render to and parse from their
 //! files' text without I/O; [`read_bundle`] reads and checks a whole bundle through
-//! [`BundleFiles`], which the caller implements for a folder or for files in memory.
+//! [`BundleFiles`], which the caller implements for a folder or for files in memory. Writing
+//! a bundle is the job of `kernlog capture`, which does it as root with care of its own.
 
 mod capture;
 mod manifest;

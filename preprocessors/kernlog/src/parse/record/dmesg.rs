@@ -133,20 +133,51 @@ pub(super) fn parse_seconds(text: &str) -> Option<(i64, u64)> {
     Some((secs * 1_000_000 + i64::from(micros), resolution))
 }
 
-/// `/dev/kmsg`: `prio,seq,usec,flags[,caller=T1];message`.
-pub(super) fn parse_kmsg(text: &str) -> Option<Line<'_>> {
+/// The fields of one `/dev/kmsg` record's line, `PRIO,SEQ,USEC,FLAGS[,caller=T1];MESSAGE`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KmsgRecord<'a> {
+    /// The syslog facility, `PRIO >> 3`: 0 for the kernel's own messages, another for text
+    /// that user space wrote to `/dev/kmsg`.
+    pub facility: u16,
+    /// The log level, `PRIO & 7`.
+    pub level: u8,
+    /// The record's sequence number.
+    pub seq: u64,
+    /// Microseconds since boot.
+    pub usec: i64,
+    /// The printk caller field, `T3919` (task) or `C1` (CPU).
+    pub caller: Option<&'a str>,
+    pub message: &'a str,
+}
+
+/// Splits one line of `/dev/kmsg` into its fields; `None` for a line that is no record (a
+/// dictionary line ` KEY=value`, other text).
+pub fn parse_kmsg_record(text: &str) -> Option<KmsgRecord<'_>> {
     let (head, message) = text.split_once(';')?;
     let mut fields = head.split(',');
     let prio: u16 = fields.next()?.parse().ok()?;
-    let _seq: u64 = fields.next()?.parse().ok()?;
+    let seq: u64 = fields.next()?.parse().ok()?;
     let usec: i64 = fields.next()?.parse().ok()?;
     let flags = fields.next()?;
     if flags.len() > 1 {
         return None;
     }
-    let caller = fields.find_map(|f| f.strip_prefix("caller="));
-    let mut line = Line::new(Format::Kmsg, Some(Stamp::Monotonic(usec)), 1, message);
-    line.level = Some((prio & 7) as u8);
-    line.caller = caller;
+    Some(KmsgRecord {
+        facility: prio >> 3,
+        level: (prio & 7) as u8,
+        seq,
+        usec,
+        caller: fields.find_map(|f| f.strip_prefix("caller=")),
+        message,
+    })
+}
+
+/// `/dev/kmsg`: `prio,seq,usec,flags[,caller=T1];message`.
+pub(super) fn parse_kmsg(text: &str) -> Option<Line<'_>> {
+    let record = parse_kmsg_record(text)?;
+    let stamp = Some(Stamp::Monotonic(record.usec));
+    let mut line = Line::new(Format::Kmsg, stamp, 1, record.message);
+    line.level = Some(record.level);
+    line.caller = record.caller;
     Some(line)
 }

@@ -156,6 +156,7 @@ mod syslog;
 #[cfg(test)]
 mod tests;
 
+pub use dmesg::{KmsgRecord, parse_kmsg_record};
 use dmesg::{parse_bracketed, parse_kmsg};
 use prefix::{
     capture_stamp_len, glued_stamp_start, split_caller, strip_level, strip_quoting,

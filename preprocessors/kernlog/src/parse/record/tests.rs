@@ -353,3 +353,24 @@ fn text_glued_before_a_kernel_stamp() {
         assert_eq!(parse_line(text).format, Format::Unstamped, "{text}");
     }
 }
+
+#[test]
+fn kmsg_records_keep_their_facility_and_sequence() {
+    let r = parse_kmsg_record("6,1234,426169808,-,caller=T1;PM: suspend exit").unwrap();
+    assert_eq!(
+        (r.facility, r.level, r.seq, r.usec, r.caller, r.message),
+        (0, 6, 1234, 426_169_808, Some("T1"), "PM: suspend exit")
+    );
+    // `<14>` written to /dev/kmsg by user space: facility 1 (user), level 6.
+    let r = parse_kmsg_record("14,7,5,-;PM: suspend exit").unwrap();
+    assert_eq!((r.facility, r.level), (1, 6));
+    for text in [
+        " SUBSYSTEM=acpi",
+        "6,x,5,-;m",
+        "6,1,5;m",
+        "6,1,5,--;m",
+        "no record",
+    ] {
+        assert_eq!(parse_kmsg_record(text), None, "{text}");
+    }
+}
