@@ -263,9 +263,8 @@ mod tests {
         assert_eq!(nice_step(0.0, 6), 1.0);
     }
 
-    #[test]
-    fn layout_is_deterministic_and_scaled() {
-        let chart = HBar {
+    fn two_bars() -> HBar {
+        HBar {
             id: "c".into(),
             title: "t".into(),
             desc: "d".into(),
@@ -286,7 +285,12 @@ mod tests {
                     class: "fast",
                 },
             ],
-        };
+        }
+    }
+
+    #[test]
+    fn layout_is_deterministic_and_scaled() {
+        let chart = two_bars();
         let a = format!("{:?}", chart.layout());
         let b = format!("{:?}", chart.layout());
         assert_eq!(a, b);
@@ -299,6 +303,33 @@ mod tests {
                 .parse::<f64>()
                 .map(|v| f1(v - 4.0))
                 .unwrap()
+        );
+    }
+
+    #[test]
+    fn the_phone_drawing_puts_each_label_above_its_bar_within_its_width() {
+        let svg = two_bars().layout();
+        assert_eq!((svg.variant, svg.label_anchor), ("wide", "end"));
+        let narrow = svg.narrow.as_deref().expect("a phone drawing");
+        assert_eq!((narrow.variant, narrow.label_anchor), ("narrow", "start"));
+        assert!(narrow.narrow.is_none());
+        assert_eq!(narrow.frame.width, NARROW_WIDTH as u32);
+        assert_eq!(
+            narrow.frame.id, "c-narrow",
+            "ids differ from the page drawing's"
+        );
+        let n = |v: &str| v.parse::<f64>().unwrap();
+        for (i, bar) in narrow.bars.iter().enumerate() {
+            assert!(n(&bar.label_y) < n(&bar.y), "label {i} above its bar");
+            assert_eq!(
+                n(&bar.label_x),
+                n(&narrow.plot_left),
+                "label {i} starts at the plot"
+            );
+            assert!(n(&bar.x) + n(&bar.width) <= n(&narrow.plot_right) + 0.05);
+        }
+        assert!(
+            n(&narrow.bars[0].y) + n(&narrow.bars[0].height) < n(&narrow.bars[1].label_y) - 8.0
         );
     }
 }
