@@ -42,7 +42,12 @@ fn git_commit(dir: &Path) -> Option<String> {
     let sha = git(&["rev-parse", "HEAD"])?;
     // Run again when HEAD moves, the index changes or a source of the binary's crates is
     // edited, so that `-modified` follows the checkout.
-    for sources in ["src", "../kernlog/src", "../mdbook-kernlab/src"] {
+    for sources in [
+        "src",
+        "../kernlog/src",
+        "../mdbook-kernlab/src",
+        "../mdbook-kernlab/assets",
+    ] {
         println!("cargo:rerun-if-changed={}", dir.join(sources).display());
     }
     for name in ["HEAD", "index", "packed-refs"] {
