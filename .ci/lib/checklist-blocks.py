@@ -3,6 +3,8 @@
 
 Usage: checklist-blocks.py CHECKLIST.md              the guest's runner script, on stdout
        checklist-blocks.py --list CHECKLIST.md       one line per block: line, action, item
+       checklist-blocks.py --shape CHECKLIST.md      the lines a transcript shows for them:
+                                                     `$ COMMAND` and each block's `## item` line
 
 Every ```sh block of the checklist carries a marker on the line just above its fence:
 
@@ -103,28 +105,35 @@ note() {{ printf '%s\\n' "$1"; }}
 """
 
 
-def runner(path):
-    out = [RUNNER.format(source=path)]
-    total = 0
+def lines(path):
+    """("note", TEXT) and ("step", COMMAND) in the order the guest meets them."""
     for _, action, reason, item, body in blocks(path):
         where = f"item {item}" if item else "the introduction"
         if action == "skip":
-            out.append(f"note {shlex.quote(f'## {where}: not run here: {reason}')}")
+            yield "note", f"## {where}: not run here: {reason}"
             continue
-        out.append(f"note {shlex.quote(f'## {where}: run as written')}")
+        yield "note", f"## {where}: run as written"
         for text in body:
-            if not text.strip():
-                continue
-            if text.lstrip().startswith("#"):
-                out.append(f"note {shlex.quote(text)}")
-            else:
-                out.append(f"step {shlex.quote(text)}")
-                total += 1
+            if text.strip():
+                yield ("note" if text.lstrip().startswith("#") else "step"), text
+
+
+def runner(path):
+    out = [RUNNER.format(source=path)]
+    total = 0
+    for kind, text in lines(path):
+        out.append(f"{kind} {shlex.quote(text)}")
+        total += kind == "step"
     out.append(f'echo "== checklist: all {total} commands ran, none failed"')
     return "\n".join(out) + "\n"
 
 
 def main(argv):
+    if len(argv) == 3 and argv[1] == "--shape":
+        for kind, text in lines(argv[2]):
+            if kind == "step" or text.startswith("## "):
+                print(f"$ {text}" if kind == "step" else text)
+        return 0
     if len(argv) == 3 and argv[1] == "--list":
         for line, action, reason, item, _ in blocks(argv[2]):
             print(f"{line} {action} item={item or '-'}" + (f" ({reason})" if reason else ""))
