@@ -5,10 +5,15 @@
 // redirects, 404 page and caching Pages applies; no console errors on the journey and on a
 // chart-heavy page; the anchors the cover letter cites scroll to their headings; charts are
 // visible and their bars contrast with the page in the light and the navy theme; the page is
-// readable on a phone (chart labels of 10 px or more, the MTRR changes table reflowed); the sidebar toggle works as a button; search finds the journey; print includes the charts;
-// the checklist's kernlog download resolves and matches its SHA-256.
+// readable on a phone (chart labels of 10 px or more, the MTRR changes table reflowed; on the
+// landing page, the lab and the checklist nothing wider than the screen, scroll boxes marked,
+// provenance by tap); the sidebar toggle works as a button; search finds the journey; print
+// includes the charts; the checklist's kernlog download resolves and matches its SHA-256, and
+// its download and check commands, run as the page gives them, pass (and stop a bad .sha256).
 import fs from 'node:fs';
 import { createHash } from 'node:crypto';
+import { spawnSync } from 'node:child_process';
+import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -79,7 +84,7 @@ for (const theme of ['light', 'navy']) {
   test(`charts are visible and readable in the ${theme} theme`, async () => {
     const { page, errors, context } = await open('/journey#fig-bringup-stock', theme);
     assert.deepEqual(errors, []);
-    const chart = page.locator('#fig-bringup-stock svg.kl-chart');
+    const chart = page.locator('#fig-bringup-stock svg.kl-chart:visible');
     await chart.scrollIntoViewIfNeeded();
     const box = await chart.boundingBox();
     assert.ok(box && box.width > 300 && box.height > 100, `chart box ${JSON.stringify(box)}`);
@@ -137,7 +142,7 @@ for (const [url, id] of [['/', 'fig-short-version'], ['/journey', 'fig-bringup-s
     const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true });
     const page = await context.newPage();
     await page.goto(`${base}${url}`, { waitUntil: 'networkidle' });
-    const chart = page.locator(`#${id} svg.kl-chart`);
+    const chart = page.locator(`#${id} svg.kl-chart:visible`);
     await chart.scrollIntoViewIfNeeded();
     const sizes = await chart.evaluate((svg) => [...svg.querySelectorAll('text')]
       .filter((t) => t.textContent.trim())
@@ -146,8 +151,63 @@ for (const [url, id] of [['/', 'fig-short-version'], ['/journey', 'fig-bringup-s
     const small = sizes.filter(([, px]) => px < 10);
     assert.deepEqual(small, [], 'labels rendered under 10 px');
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-    assert.ok(overflow <= 1, `the page is ${overflow}px wider than the screen: the chart must scroll in its frame`);
+    assert.ok(overflow <= 1, `the page is ${overflow}px wider than the screen: the chart must fit or scroll in its frame`);
     await chart.screenshot({ path: path.join(shots, `phone-${id}.png`) });
+    await context.close();
+  });
+}
+
+// The pages a tester reads first, on a 390 px phone: the page never scrolls sideways; no
+// chart, figure or image is wider than the screen (a bar chart shows its narrow drawing);
+// every box that scrolls sideways in its own frame has the line that says so under it; and
+// a figure's provenance, a hover title on a desktop, opens when tapped.
+for (const url of ['/', '/qemu-lab', '/checklist']) {
+  test(`${url} on a 390 px phone: nothing wider than the screen, scroll boxes marked, provenance by tap`, async () => {
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+    const page = await context.newPage();
+    await page.goto(`${base}${url}`, { waitUntil: 'networkidle' });
+    // Figures off screen are laid out only near the viewport (content-visibility): visit each.
+    await page.evaluate(async () => {
+      const frames = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+      for (const e of document.querySelectorAll('.kl-figure, pre, img, .table-wrapper')) { e.scrollIntoView(); await frames(); }
+      window.scrollTo(0, 0);
+      await frames();
+    });
+    const seen = await page.evaluate(() => {
+      const width = window.innerWidth;
+      const name = (e) => `${e.tagName.toLowerCase()}${e.id ? `#${e.id}` : ''} in #${e.closest('[id]')?.id}`;
+      const wide = [...document.querySelectorAll('svg.kl-chart, figure, img')]
+        .filter((e) => e.checkVisibility())
+        .map((e) => [name(e), e.getBoundingClientRect()])
+        .filter(([, r]) => r.left < -1 || r.right > width + 1)
+        .map(([n, r]) => `${n}: ${Math.round(r.left)} to ${Math.round(r.right)} px`);
+      const scrolls = (e) => e.scrollWidth > e.clientWidth + 1 && /auto|scroll/.test(getComputedStyle(e).overflowX);
+      const boxes = [...document.querySelectorAll('pre, pre > code, .kl-log, .kl-table-wrap, .table-wrapper, .kl-chart-wrap')]
+        .filter(scrolls).map((e) => (e.tagName === 'CODE' ? e.parentElement : e));
+      const unmarked = boxes.filter((e) => {
+        const next = e.nextElementSibling;
+        return !(next && next.classList.contains('kl-scroll-hint') && next.checkVisibility());
+      }).map(name);
+      return { overflow: document.documentElement.scrollWidth - width, wide, boxes: boxes.length, unmarked };
+    });
+    assert.ok(seen.overflow <= 1, `the page is ${seen.overflow}px wider than the screen`);
+    assert.deepEqual(seen.wide, [], 'wider than the screen');
+    assert.deepEqual(seen.unmarked, [], `of ${seen.boxes} boxes that scroll sideways, these have no line saying so`);
+    // The checklist's long command lines are wider than a phone: the check above is not empty.
+    if (url === '/checklist') assert.ok(seen.boxes > 0, 'no box of the checklist scrolls sideways');
+    const value = page.locator('.kl-value[title]').first();
+    assert.ok(await value.count(), 'the page has a figure with its provenance');
+    await value.scrollIntoViewIfNeeded();
+    await value.tap();
+    const shown = await value.evaluate((e) => {
+      const after = getComputedStyle(e, '::after');
+      return { focused: document.activeElement === e, content: after.content, position: after.position, title: e.title };
+    });
+    assert.ok(shown.focused, 'the tapped figure has the focus');
+    assert.ok(shown.title && shown.content !== 'none' && shown.position === 'fixed', JSON.stringify(shown));
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    assert.ok(overflow <= 1, `with the provenance open the page is ${overflow}px wider than the screen`);
+    await page.screenshot({ path: path.join(shots, `phone${url.replaceAll('/', '-')}-provenance.png`) });
     await context.close();
   });
 }
@@ -251,6 +311,49 @@ test('the checklist\'s kernlog download resolves, with its SHA-256 beside it and
   assert.equal(sums.status, 200, `${link[1]}.sha256`);
   assert.equal(await sums.text(), `${hash}  kernlog-x86_64-linux\n`);
   assert.ok(page.includes(`<code class="kernlog-sha256">${hash}</code>`), 'the page shows the hash');
+});
+
+// The checklist's own commands, taken from the served page as a reader copies them: the
+// download (curl, pointed at this server instead of the deployed address) and the checks.
+// `sudo` is a stand-in that runs the command as this user with /usr/local/bin/ mapped to the
+// test's own folder, which is first in PATH. Then the same checks with a .sha256 that names
+// another file: the page's first check must stop them.
+test('the checklist\'s download and checks, run as the page gives them against the served site', async () => {
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  await page.goto(`${base}/checklist`, { waitUntil: 'networkidle' });
+  const blocks = await page.locator('pre code').allInnerTexts();
+  await context.close();
+  const download = blocks.find((b) => b.includes('curl -fLO') && b.includes('kernlog-x86_64-linux.sha256'));
+  const checks = blocks.find((b) => b.includes('sha256sum --check --strict'));
+  assert.ok(download && checks, 'the checklist has the download block and the checks block');
+  const origin = download.match(/https:\/\/[^/\s]+/)[0];
+  const home = fs.mkdtempSync(path.join(os.tmpdir(), 'kernlog-download-'));
+  fs.mkdirSync(path.join(home, 'bin'));
+  fs.mkdirSync(path.join(home, 'shim'));
+  fs.writeFileSync(path.join(home, 'shim/sudo'),
+    '#!/bin/sh\nfor a do shift; set -- "$@" "$(printf %s "$a" | sed "s|^/usr/local/bin/|$HOME/bin/|")"; done\nexec "$@"\n',
+    { mode: 0o755 });
+  const run = (script) => spawnSync('bash', ['-e', '-c', script], {
+    encoding: 'utf8',
+    env: { ...process.env, HOME: home, PATH: `${home}/shim:${home}/bin:${process.env.PATH}` },
+  });
+  try {
+    const got = run(`${download.replaceAll(origin, base)}\n${checks}`);
+    assert.equal(got.status, 0, got.stdout + got.stderr);
+    assert.match(got.stdout, /^kernlog-x86_64-linux: OK$/m);
+    assert.match(got.stdout, /^kernlog \d+\.\d+\.\d+ \(commit ([0-9a-f]{40}(-modified)?|unknown), rustc /m);
+    const sums = path.join(home, 'mtrr-test/kernlog-x86_64-linux.sha256');
+    const hash = fs.readFileSync(sums, 'utf8').slice(0, 64);
+    fs.writeFileSync(sums, `${createHash('sha256').update('').digest('hex')}  /dev/null\n`);
+    const other = run(checks);
+    assert.notEqual(other.status, 0, `a .sha256 naming /dev/null passed: ${other.stdout}`);
+    assert.doesNotMatch(other.stdout, /OK/);
+    fs.writeFileSync(sums, `${hash}  kernlog-x86_64-linux\n${createHash('sha256').update('').digest('hex')}  /dev/null\n`);
+    assert.notEqual(run(checks).status, 0, 'a .sha256 with a second line passed');
+  } finally {
+    fs.rmSync(home, { recursive: true, force: true });
+  }
 });
 
 // What Cloudflare Pages itself does with the site, checked with fetch against its runtime.

@@ -219,7 +219,7 @@ fn section(out: &mut String, e: &Evidence, index: usize) -> Result<()> {
         );
     }
     if let Some(table) = dump_table(&engine, e)? {
-        out.push_str("<h3>BundleContents MTRRs</h3>\n");
+        out.push_str("<h3>Captured MTRRs</h3>\n");
         out.push_str(&table);
         out.push('\n');
     }

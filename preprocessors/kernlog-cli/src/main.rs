@@ -23,8 +23,19 @@ mod pages;
 /// Where the notebook is published; findings link into it.
 const DEFAULT_SITE: &str = "https://macbook-pro-resume-delay.pages.dev";
 
+/// `--version`: the crate's version, the commit it was built from and the compiler
+/// (both found by `build.rs`).
+const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (commit ",
+    env!("KERNLOG_COMMIT"),
+    ", ",
+    env!("KERNLOG_RUSTC"),
+    ")"
+);
+
 #[derive(Parser)]
-#[command(version, about, long_about = None)]
+#[command(name = "kernlog", version = VERSION, about, long_about = None)]
 struct Cli {
     #[command(subcommand)]
     command: Command,

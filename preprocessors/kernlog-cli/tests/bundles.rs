@@ -194,8 +194,8 @@ fn compare_two_bundles_and_two_logs() {
     assert_eq!(
         warnings,
         [
-            "- BEFORE is one boot: which CPUs the firmware leaves with changed MTRRs",
-            "- AFTER is one boot: which CPUs the firmware leaves with changed MTRRs",
+            "- BEFORE is one boot: the resume time, and which CPUs come back with",
+            "- AFTER is one boot: the resume time, and which CPUs come back with",
         ],
         "{stdout}"
     );
@@ -312,10 +312,21 @@ fn the_html_page_is_self_contained_and_escapes_the_data() {
     assert!(!lower.contains("<link") && !lower.contains("src=") && !lower.contains("url("));
     assert!(html.contains("<style>"));
     // The views of the notebook: per input and cycle, the phase timeline and the bring-up
-    // chart (2 inputs x 5 cycles x 2 charts), the MTRR diff of each cycle's changed run,
-    // and the captured MTRRs (20 CPU dumps of each input, none differing).
-    assert_eq!(html.matches("<svg").count(), 20);
-    assert_eq!(html.matches("<h3>BundleContents MTRRs</h3>").count(), 2);
+    // chart (2 inputs x 5 cycles x 2 charts, each drawn for the page and for a phone), the
+    // MTRR diff of each cycle's changed run, and the captured MTRRs (20 CPU dumps of each
+    // input, none differing).
+    assert_eq!(
+        html.matches("<svg class=\"kl-chart kl-chart-wide\"")
+            .count(),
+        20
+    );
+    assert_eq!(
+        html.matches("<svg class=\"kl-chart kl-chart-narrow\"")
+            .count(),
+        20
+    );
+    assert_eq!(html.matches("<svg").count(), 40);
+    assert_eq!(html.matches("<h3>Captured MTRRs</h3>").count(), 2);
     assert!(html.contains("MTRRdefType"), "the MTRR diff view");
 }
 
@@ -410,4 +421,32 @@ fn report_on_the_lab_bundles_where_only_the_aps_changed() {
         html.contains("<svg") && !html.contains("<script"),
         "a page of views"
     );
+}
+
+#[test]
+fn report_on_a_bundle_without_dmi_data_says_the_capture_found_none() {
+    // As the QEMU lab's kernel leaves it: no /sys/class/dmi/id, so capture writes nulls.
+    let dir = copy("without-fix-changed");
+    let yaml = dir.path().join("capture.yaml");
+    let text_before = fs::read_to_string(&yaml).unwrap();
+    let edited = text_before
+        .replace("sys_vendor: QEMU", "sys_vendor: null")
+        .replace(
+            "product_name: Standard PC (Q35 + ICH9, 2009)",
+            "product_name: null",
+        );
+    assert_ne!(edited, text_before);
+    fs::write(&yaml, edited).unwrap();
+    let out = kernlog(&["report", s(dir.path())]);
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stderr}");
+    let flat = stdout.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.starts_with(
+            "Machine: not recorded (the capture found no DMI data: the kernel it ran on had no \
+             vendor or product name in /sys/class/dmi/id)"
+        ),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("plain logs"), "{stdout}");
 }

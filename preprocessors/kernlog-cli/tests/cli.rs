@@ -284,3 +284,34 @@ fn capture_takes_one_to_99_cycles_and_names_its_methods() {
         "{stderr}"
     );
 }
+
+#[test]
+fn version_names_the_commit_of_this_checkout() {
+    let out = kernlog(&["--version"]);
+    assert!(out.status.success());
+    let line = String::from_utf8(out.stdout).unwrap();
+    let rest = line
+        .strip_prefix(concat!("kernlog ", env!("CARGO_PKG_VERSION"), " (commit "))
+        .unwrap_or_else(|| panic!("unexpected --version line: {line}"));
+    let (commit, compiler) = rest.split_once(", ").unwrap();
+    assert!(
+        compiler.starts_with("rustc ") && compiler.ends_with(")\n"),
+        "{line}"
+    );
+    let head = Command::new("git")
+        .args(["-C", env!("CARGO_MANIFEST_DIR"), "rev-parse", "HEAD"])
+        .output();
+    match head {
+        // In a checkout: its HEAD, with `-modified` or without.
+        Ok(head) if head.status.success() => {
+            let head = String::from_utf8(head.stdout).unwrap();
+            let head = head.trim();
+            assert_eq!(head.len(), 40);
+            assert!(
+                commit == head || commit == format!("{head}-modified"),
+                "{commit} is not {head}"
+            );
+        }
+        _ => assert_eq!(commit, "unknown"),
+    }
+}

@@ -52,10 +52,17 @@ impl Frame {
     }
 }
 
+/// A laid-out bar chart: the page-width drawing and, for a phone, a narrow one with each
+/// label above its bar (`narrow`, which has none itself). The page shows one of the two.
 #[derive(Debug, Serialize)]
 pub struct HBarSvg {
     #[serde(flatten)]
     frame: Frame,
+    /// `wide` or `narrow`: a CSS class that picks the drawing for the screen.
+    variant: &'static str,
+    /// The labels' `text-anchor`: `end` beside the bars, `start` above them.
+    label_anchor: &'static str,
+    narrow: Option<Box<HBarSvg>>,
     plot_left: String,
     plot_right: String,
     plot_bottom: String,
@@ -79,6 +86,7 @@ struct TickSvg {
 struct BarSvg {
     label: String,
     label_x: String,
+    label_y: String,
     text_y: String,
     x: String,
     y: String,
@@ -91,7 +99,12 @@ struct BarSvg {
 
 /// The width of every chart: the text column of an mdBook page.
 pub(crate) const WIDTH: f64 = 720.0;
+/// The width of a bar chart's phone drawing: a 390 px screen's text column, so that it is
+/// shown at about its own size and its 11-12 unit text stays above 10 px.
+pub(crate) const NARROW_WIDTH: f64 = 340.0;
 const ROW: f64 = 26.0;
+/// A row of the phone drawing: the label's line, then the bar.
+const STACKED_ROW: f64 = 40.0;
 const BAR: f64 = 16.0;
 const TOP: f64 = 10.0;
 const AXIS: f64 = 40.0;
@@ -133,8 +146,15 @@ fn tick_label(v: f64, step: f64) -> String {
 }
 
 impl HBar {
-    /// Lay the chart out.
+    /// Lay the chart out, for the page and for a phone.
     pub fn layout(&self) -> HBarSvg {
+        let mut wide = self.plot(WIDTH, false);
+        wide.narrow = Some(Box::new(self.plot(NARROW_WIDTH, true)));
+        wide
+    }
+
+    /// One drawing, `width` units wide; `stacked` puts each label above its bar.
+    fn plot(&self, width: f64, stacked: bool) -> HBarSvg {
         let label_chars = self
             .bars
             .iter()
@@ -147,8 +167,15 @@ impl HBar {
             .map(|b| b.note.chars().count())
             .max()
             .unwrap_or(0);
-        let left = (label_chars as f64 * CHAR + 12.0).clamp(40.0, 260.0);
-        let right = WIDTH - (note_chars as f64 * CHAR + 12.0).clamp(20.0, 200.0);
+        let left = if stacked {
+            6.0
+        } else {
+            (label_chars as f64 * CHAR + 12.0).clamp(40.0, 260.0)
+        };
+        let right = width
+            - (note_chars as f64 * CHAR + 12.0)
+                .clamp(20.0, if stacked { width * 0.45 } else { 200.0 });
+        let row = if stacked { STACKED_ROW } else { ROW };
         let max = self
             .bars
             .iter()
@@ -162,18 +189,24 @@ impl HBar {
         };
         let scale = (right - left) / top_value;
         let x = |v: f64| left + v.max(0.0) * scale;
-        let plot_bottom = TOP + ROW * self.bars.len() as f64;
+        let plot_bottom = TOP + row * self.bars.len() as f64;
         let height = plot_bottom + AXIS;
         let bars = self
             .bars
             .iter()
             .enumerate()
             .map(|(i, b)| {
-                let y = TOP + ROW * i as f64 + (ROW - BAR) / 2.0;
+                // Stacked: the label's line (its baseline 14 units down), then the bar.
+                let y = TOP + row * i as f64 + if stacked { 20.0 } else { (ROW - BAR) / 2.0 };
                 let (x0, x1) = (x(b.start.min(b.end)), x(b.end.max(b.start)));
                 BarSvg {
                     label: b.label.clone(),
-                    label_x: f1(left - 6.0),
+                    label_x: f1(if stacked { left } else { left - 6.0 }),
+                    label_y: f1(if stacked {
+                        y - 6.0
+                    } else {
+                        y + BAR / 2.0 + 4.0
+                    }),
                     text_y: f1(y + BAR / 2.0 + 4.0),
                     x: f1(x0),
                     y: f1(y),
@@ -196,8 +229,16 @@ impl HBar {
                 label_y: f1(plot_bottom + 14.0),
             })
             .collect();
+        let id = if stacked {
+            format!("{}-narrow", self.id)
+        } else {
+            self.id.clone()
+        };
         HBarSvg {
-            frame: Frame::new(&self.id, &self.title, &self.desc, WIDTH, height),
+            frame: Frame::new(&id, &self.title, &self.desc, width, height),
+            variant: if stacked { "narrow" } else { "wide" },
+            label_anchor: if stacked { "start" } else { "end" },
+            narrow: None,
             plot_left: f1(left),
             plot_right: f1(right),
             plot_bottom: f1(plot_bottom),
@@ -222,9 +263,8 @@ mod tests {
         assert_eq!(nice_step(0.0, 6), 1.0);
     }
 
-    #[test]
-    fn layout_is_deterministic_and_scaled() {
-        let chart = HBar {
+    fn two_bars() -> HBar {
+        HBar {
             id: "c".into(),
             title: "t".into(),
             desc: "d".into(),
@@ -245,7 +285,12 @@ mod tests {
                     class: "fast",
                 },
             ],
-        };
+        }
+    }
+
+    #[test]
+    fn layout_is_deterministic_and_scaled() {
+        let chart = two_bars();
         let a = format!("{:?}", chart.layout());
         let b = format!("{:?}", chart.layout());
         assert_eq!(a, b);
@@ -258,6 +303,33 @@ mod tests {
                 .parse::<f64>()
                 .map(|v| f1(v - 4.0))
                 .unwrap()
+        );
+    }
+
+    #[test]
+    fn the_phone_drawing_puts_each_label_above_its_bar_within_its_width() {
+        let svg = two_bars().layout();
+        assert_eq!((svg.variant, svg.label_anchor), ("wide", "end"));
+        let narrow = svg.narrow.as_deref().expect("a phone drawing");
+        assert_eq!((narrow.variant, narrow.label_anchor), ("narrow", "start"));
+        assert!(narrow.narrow.is_none());
+        assert_eq!(narrow.frame.width, NARROW_WIDTH as u32);
+        assert_eq!(
+            narrow.frame.id, "c-narrow",
+            "ids differ from the page drawing's"
+        );
+        let n = |v: &str| v.parse::<f64>().unwrap();
+        for (i, bar) in narrow.bars.iter().enumerate() {
+            assert!(n(&bar.label_y) < n(&bar.y), "label {i} above its bar");
+            assert_eq!(
+                n(&bar.label_x),
+                n(&narrow.plot_left),
+                "label {i} starts at the plot"
+            );
+            assert!(n(&bar.x) + n(&bar.width) <= n(&narrow.plot_right) + 0.05);
+        }
+        assert!(
+            n(&narrow.bars[0].y) + n(&narrow.bars[0].height) < n(&narrow.bars[1].label_y) - 8.0
         );
     }
 }

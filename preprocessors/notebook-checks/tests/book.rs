@@ -156,7 +156,7 @@ fn the_starter_notebook_builds_and_renders() {
     let chapter = html(&out, "chapter.html");
     assert!(chapter.contains("<figure class=\"kl-figure kl-log\" id=\"lst-resume\">"));
     assert!(
-        chapter.contains("<svg class=\"kl-chart\""),
+        chapter.contains("<svg class=\"kl-chart kl-chart-wide\""),
         "timeline chart"
     );
     assert!(

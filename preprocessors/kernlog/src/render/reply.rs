@@ -150,13 +150,15 @@ pub fn render_reply(inputs: &[Evidence], threshold_pct: f64) -> String {
         return out;
     }
     let machines: Vec<String> = inputs.iter().filter_map(Evidence::machine).collect();
-    out.push_str(&wrap(
-        machines
-            .first()
-            .map_or("not recorded (plain logs carry no DMI data)", |m| m),
-        "Machine:  ",
-        "          ",
-    ));
+    let machine = match machines.first() {
+        Some(m) => m.as_str(),
+        None if inputs.iter().any(|e| e.captured.is_some()) => {
+            "not recorded (the capture found no DMI data: the kernel it ran on had no \
+             vendor or product name in /sys/class/dmi/id)"
+        }
+        None => "not recorded (plain logs carry no DMI data)",
+    };
+    out.push_str(&wrap(machine, "Machine:  ", "          "));
     let (baseline, tested_sides) = match sides.split_first() {
         Some((b, rest)) if !rest.is_empty() => (Some(b), rest),
         _ => (None, &sides[..]),

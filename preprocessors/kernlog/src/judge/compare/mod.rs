@@ -320,8 +320,8 @@ pub fn compare_sides(before: &[&Evidence], after: &[&Evidence], threshold_pct: f
             .sum();
         if boots == 1 {
             warnings.push(format!(
-                "{label} is one boot: which CPUs the firmware leaves with changed MTRRs is \
-                 drawn anew at each boot, so boot each kernel several times"
+                "{label} is one boot: the resume time, and which CPUs come back with changed \
+                 MTRRs, can change from one boot to the next, so boot each kernel several times"
             ));
         }
         for (e, list) in side.iter().zip(lists.iter()) {
