@@ -118,11 +118,11 @@ impl Analyzer {
         } else {
             input.user_records += 1;
         }
-        if record.format == Format::Unstamped
-            && let Some(line) = parse_trace_line(record.message)
-        {
-            self.trace.push(&line);
-            return;
+        if record.format == Format::Unstamped {
+            if let Some(line) = parse_trace_line(record.message) {
+                self.trace.push(&line);
+                return;
+            }
         }
         self.cycles.push(record);
         self.probes.push(record);

@@ -214,14 +214,16 @@ pub fn banner(bytes: &[u8]) -> KernelId {
     let mut records = RecordReader::new(bytes);
     while let Some(Ok(record)) = records.next_record() {
         let m = record.message.trim();
-        if id.release.is_none()
-            && let Some(rest) = m.strip_prefix("Linux version ")
-        {
+        let release = m
+            .strip_prefix("Linux version ")
+            .filter(|_| id.release.is_none());
+        let cmdline = m
+            .strip_prefix("Command line: ")
+            .filter(|_| id.cmdline.is_none());
+        if let Some(rest) = release {
             id.release = rest.split_whitespace().next().map(str::to_string);
             id.build = Some(rest.to_string());
-        } else if id.cmdline.is_none()
-            && let Some(rest) = m.strip_prefix("Command line: ")
-        {
+        } else if let Some(rest) = cmdline {
             id.cmdline = Some(rest.trim().to_string());
         }
         if id.build.is_some() && id.cmdline.is_some() {
