@@ -301,3 +301,44 @@ test('hashed static files are cached for good, pages are not', async () => {
   const html = await fetch(`${base}/journey`);
   assert.doesNotMatch(html.headers.get('cache-control') ?? '', /immutable/);
 });
+
+// The page "Analyse your own log" (src/analyse.md): kernlog in WebAssembly, added to the site
+// by .ci/wasm --site. Its policy forbids every connection; no request leaves once it has
+// loaded; a real log dropped into it gives the cycles and the verdict of the CLI on the file.
+test('the analyser page connects nowhere and agrees with kernlog on a real log', async (t) => {
+  const res = await fetch(`${base}/analyse`);
+  assert.equal(res.status, 200);
+  const csp = res.headers.get('content-security-policy') ?? '';
+  assert.match(csp, /connect-src 'none'/, `CSP: ${csp}`);
+  assert.doesNotMatch(csp, /connect-src 'self'/, 'the site-wide policy is replaced on this page');
+  const { page, errors, context } = await open('/analyse');
+  const status = page.locator('#kl-status');
+  await page.waitForFunction(() => !/Loading/.test(document.getElementById('kl-status').textContent));
+  if (!fs.existsSync(path.join(site, 'analyse/kernlab-wasm.js'))) {
+    assert.match(await status.innerText(), /no analyzer module/);
+    t.skip('the site has no analyse/kernlab-wasm.js (.ci/wasm skipped: no wasm toolchain)');
+    await context.close();
+    return;
+  }
+  assert.match(await status.innerText(), /works offline/);
+  const after = [];
+  page.on('request', (r) => after.push(r.url()));
+  const log = path.join(repo, 'data/qemu-lab/without-fix-seabios/kernel.log');
+  await page.setInputFiles('#kl-files', log);
+  await page.click('#kl-run');
+  await page.waitForFunction(() => /^Done|not analysed/.test(document.getElementById('kl-status').textContent));
+  assert.match(await status.innerText(), /^Done: 1 log analysed/);
+  const { execFileSync } = await import('node:child_process');
+  const cli = JSON.parse(execFileSync('kernlog', ['analyze', '--json', log], { encoding: 'utf8' }));
+  const rows = page.locator('.kl-report table:has(caption:text-is("Cycles")) tbody tr');
+  assert.equal(await rows.count(), cli.cycles.length);
+  const check = (() => {
+    try { return execFileSync('kernlog', ['check', log], { encoding: 'utf8' }); } catch (e) { return e.stdout; }
+  })();
+  const verdict = check.trimEnd().split('\n').at(-1);
+  assert.equal((await page.locator('.kl-verdict').innerText()).replace(/^Verdict of kernlog check: /, ''), verdict);
+  assert.deepEqual(after, [], 'requests after the page loaded');
+  assert.deepEqual(errors, []);
+  await page.screenshot({ path: path.join(shots, 'analyse.png'), fullPage: true });
+  await context.close();
+});
