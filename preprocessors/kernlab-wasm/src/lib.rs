@@ -10,6 +10,7 @@ use kernlog::evidence::bundle::{CAPTURE_FILE, KERNEL_LOG, MANIFEST_FILE};
 use kernlog::judge::checklist::{Checklist, Limits, check};
 use kernlog::render::checklist::render_checklist;
 use kernlog::render::document::Document;
+use kernlog::render::safe_text::visible;
 use serde::Serialize;
 
 #[cfg(target_arch = "wasm32")]
@@ -27,9 +28,9 @@ pub struct Input {
 
 /// What the page shows for one log.
 #[derive(Debug, Serialize)]
-pub struct Report<'a> {
-    /// The file's name as the browser gave it.
-    pub name: &'a str,
+pub struct Report {
+    /// The file's name as the browser gave it, controls and bidi characters made visible.
+    pub name: String,
     /// `kernlog analyze --json` of the log.
     pub document: Document,
     /// `kernlog check` of the log.
@@ -88,9 +89,11 @@ pub fn analyze_inputs(
     progress: &mut dyn FnMut(u64, u64),
 ) -> Result<String, String> {
     if inputs.is_empty() {
-        return Err("no log given: paste a log or drop a file (dmesg, journalctl -k, \
+        return Err(
+            "no log given: paste a log or drop a file (dmesg, journalctl -k, \
                     kern.log, /dev/kmsg, trace-cmd report)"
-            .to_string());
+                .to_string(),
+        );
     }
     for input in inputs {
         refuse_bundle_file(&input.name)?;
@@ -105,19 +108,19 @@ pub fn analyze_inputs(
             reported: 0,
             report: &mut |pos| progress(done + pos as u64, total),
         };
-        let analysis =
-            kernlog::analyze(reader).map_err(|e| format!("cannot read {}: {e}", input.name))?;
+        let analysis = kernlog::analyze(reader)
+            .map_err(|e| format!("cannot read {}: {e}", visible(&input.name)))?;
         done += input.bytes.len() as u64;
         progress(done, total);
         reports.push(Report {
-            name: &input.name,
+            name: visible(&input.name).into_owned(),
             checklist: ChecklistDoc::new(&check(&analysis, limits)),
             document: Document::new(&analysis),
         });
     }
     #[derive(Serialize)]
-    struct Reports<'a> {
-        reports: Vec<Report<'a>>,
+    struct Reports {
+        reports: Vec<Report>,
     }
     serde_json::to_string(&Reports { reports }).map_err(|e| format!("cannot write JSON: {e}"))
 }
@@ -127,8 +130,9 @@ fn refuse_bundle_file(name: &str) -> Result<(), String> {
     let base = name.rsplit(['/', '\\']).next().unwrap_or(name);
     if base == CAPTURE_FILE || base == MANIFEST_FILE {
         return Err(format!(
-            "{name} is the {base} of a bundle, not a log; this page reads a bundle's log \
-             only: drop its {KERNEL_LOG}"
+            "{} is the {base} of a bundle, not a log; this page reads a bundle's log only: \
+             drop its {KERNEL_LOG}",
+            visible(name)
         ));
     }
     Ok(())

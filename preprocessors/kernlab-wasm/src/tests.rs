@@ -35,7 +35,12 @@ fn a_real_resume_gives_its_cycle_bringups_and_verdict() {
     // The fix's diagnostic is there, but no mtrr=debug lines: the MTRR outcome is not shown.
     let checklist = &report["checklist"];
     assert_eq!(checklist["overall"], "UNKNOWN");
-    assert!(checklist["verdict"].as_str().unwrap().contains("no mtrr=debug lines"));
+    assert!(
+        checklist["verdict"]
+            .as_str()
+            .unwrap()
+            .contains("no mtrr=debug lines")
+    );
     let text = checklist["text"].as_str().unwrap();
     assert!(text.starts_with("[PASS] every attempt resumed: 1 of 1 attempt slept and resumed\n"));
     assert!(text.ends_with(&format!("{}\n", checklist["verdict"].as_str().unwrap())));
@@ -58,15 +63,24 @@ fn several_logs_give_one_report_each_in_order() {
     let reports = out["reports"].as_array().unwrap();
     assert_eq!(reports.len(), 2);
     assert_eq!(reports[1]["name"], "empty.txt");
-    assert_eq!(reports[1]["document"]["cycles"].as_array().unwrap().len(), 0);
+    assert_eq!(
+        reports[1]["document"]["cycles"].as_array().unwrap().len(),
+        0
+    );
     assert_eq!(reports[1]["checklist"]["overall"], "UNKNOWN");
 }
 
 #[test]
 fn no_input_and_a_bundles_yaml_are_refused_with_a_hint() {
     let none = run(&[]).unwrap_err();
-    assert!(none.starts_with("no log given: paste a log or drop a file"), "{none}");
-    let yaml = run(&[input("a.log", JGROSS), input("bundle/capture.yaml", b"x: 1\n")]);
+    assert!(
+        none.starts_with("no log given: paste a log or drop a file"),
+        "{none}"
+    );
+    let yaml = run(&[
+        input("a.log", JGROSS),
+        input("bundle/capture.yaml", b"x: 1\n"),
+    ]);
     let yaml = yaml.unwrap_err();
     assert_eq!(
         yaml,
@@ -74,6 +88,12 @@ fn no_input_and_a_bundles_yaml_are_refused_with_a_hint() {
          bundle's log only: drop its kernel.log"
     );
     assert!(run(&[input("MANIFEST.yaml", b"")]).is_err());
+}
+
+#[test]
+fn a_name_s_control_and_bidi_characters_are_made_visible() {
+    let out = run(&[input("evil\u{1b}[2J\u{202e}gol.txt", JGROSS)]).unwrap();
+    assert_eq!(out["reports"][0]["name"], "evil\\x1b[2J<U+202E>gol.txt");
 }
 
 #[test]
