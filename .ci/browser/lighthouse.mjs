@@ -1,5 +1,6 @@
 // Reader-side audit: Lighthouse (lighthouse@12.2.3 from package.json) in Debian's Chromium on
-// the journey and a chart-heavy page, served compressed as on Cloudflare Pages.
+// the journey, a chart-heavy page and the analyser page (its worker and WebAssembly module
+// loaded), served compressed as on Cloudflare Pages.
 // Fails when accessibility or best practices are below 100: both are checks of the
 // page itself. Performance (target >= 95) and the transferred weight are printed, not
 // enforced: Lighthouse derives them from timings on this machine, and timings belong in
@@ -19,7 +20,7 @@ const flags = '--headless --no-sandbox --disable-gpu --disable-quic --no-first-r
   '--disable-background-networking --disable-component-update --disable-sync';
 const failures = [];
 try {
-  for (const page of ['/journey', '/related/chen-yu-2017']) {
+  for (const page of ['/journey', '/related/chen-yu-2017', '/analyse']) {
     const lighthouse = process.env.LIGHTHOUSE ?? path.join(here, 'node_modules/.bin/lighthouse');
     // Asynchronously: the server runs in this process and must keep answering.
     const { stdout: out } = await promisify(execFile)(lighthouse, [

@@ -404,3 +404,79 @@ test('hashed static files are cached for good, pages are not', async () => {
   const html = await fetch(`${base}/journey`);
   assert.doesNotMatch(html.headers.get('cache-control') ?? '', /immutable/);
 });
+
+// The page "Analyse your own log" (src/analyse.md): kernlog in WebAssembly, added to the site
+// by .ci/wasm --site. Its policy forbids every connection; no request leaves once it has
+// loaded; a real log dropped into it gives the cycles and the verdict of the CLI on the file;
+// a hostile pasted log stays text.
+test('the analyser page connects nowhere and agrees with kernlog on a real log', async (t) => {
+  const res = await fetch(`${base}/analyse`);
+  assert.equal(res.status, 200);
+  const csp = res.headers.get('content-security-policy') ?? '';
+  assert.match(csp, /connect-src 'none'/, `CSP: ${csp}`);
+  assert.doesNotMatch(csp, /connect-src 'self'/, 'the site-wide policy is replaced on this page');
+  const { page, errors, context } = await open('/analyse');
+  const status = page.locator('#kl-status');
+  await page.waitForFunction(() => !/Loading/.test(document.getElementById('kl-status').textContent));
+  if (!fs.existsSync(path.join(site, 'analyse/kernlab-wasm.js'))) {
+    assert.match(await status.innerText(), /no analyzer module/);
+    t.skip('the site has no analyse/kernlab-wasm.js (.ci/wasm skipped: no wasm toolchain)');
+    await context.close();
+    return;
+  }
+  assert.match(await status.innerText(), /works offline/);
+  const after = [];
+  page.on('request', (r) => after.push(r.url()));
+  const log = path.join(repo, 'data/qemu-lab/without-fix-seabios/kernel.log');
+  await page.setInputFiles('#kl-files', log);
+  await page.click('#kl-run');
+  await page.waitForFunction(() => /^Done|not analysed/.test(document.getElementById('kl-status').textContent));
+  assert.match(await status.innerText(), /^Done: 1 log analysed/);
+  const { execFileSync } = await import('node:child_process');
+  const cli = JSON.parse(execFileSync('kernlog', ['analyze', '--json', log], { encoding: 'utf8' }));
+  const rows = page.locator('.kl-report table:has(caption:text-is("Cycles")) tbody tr');
+  assert.equal(await rows.count(), cli.cycles.length);
+  const check = (() => {
+    try { return execFileSync('kernlog', ['check', log], { encoding: 'utf8' }); } catch (e) { return e.stdout; }
+  })();
+  const verdict = check.trimEnd().split('\n').at(-1);
+  assert.equal((await page.locator('.kl-verdict').innerText()).replace(/^Verdict of kernlog check: /, ''), verdict);
+  await page.screenshot({ path: path.join(shots, 'analyse.png'), fullPage: true });
+  // A log with markup, a javascript: link, control and bidi characters, pasted, then as a
+  // file of a hostile name: shown as text, the name's controls made visible.
+  const hostile = [
+    '[   10.000000] PM: suspend entry (deep)',
+    '[   10.200000] Freezing of tasks failed after 20.002 seconds (1 tasks refusing to freeze, wq_busy=0):',
+    '[   10.200100] task:<script>alert(1)</script>\x07\x1b[31m\u202e state:D <img src=x onerror=alert(3)>',
+    '[   10.300000] PM: suspend exit',
+    '[   20.000000] smpboot: Booting Node 0 Processor 1 APIC 0x2',
+    '[   20.100000] CPU1: failed <a href="javascript:alert(2)">x</a>\x07',
+  ].join('\n');
+  const name = '<img src=x onerror=alert(4)>\x1b[2J\u202egol.txt';
+  const analysed = async () => {
+    await page.click('#kl-run');
+    await page.waitForFunction(() => /^Done|not analysed/.test(document.getElementById('kl-status').textContent));
+    return status.innerText();
+  };
+  await page.setInputFiles('#kl-files', []);
+  await page.fill('#kl-text', hostile);
+  assert.match(await analysed(), /^Done: 1 log analysed/);
+  assert.equal(await page.locator('.kl-report h2').innerText(), 'pasted text');
+  await page.setInputFiles('#kl-files', { name, mimeType: 'text/plain', buffer: Buffer.from(hostile) });
+  assert.match(await analysed(), /^Done: 1 log analysed/);
+  assert.equal(await page.locator('.kl-report h2').innerText(), '<img src=x onerror=alert(4)>\\x1b[2J<U+202E>gol.txt');
+  const inert = await page.evaluate(() => {
+    const results = document.getElementById('kl-results');
+    const all = [...results.querySelectorAll('*')];
+    return {
+      elements: [...new Set(all.map((e) => e.tagName.toLowerCase()))].filter((t) => !/^(section|h2|h3|p|strong|table|caption|thead|tbody|tr|th|td|ul|li)$/.test(t)),
+      handlers: all.flatMap((e) => [...e.attributes].map((a) => a.name)).filter((n) => n.startsWith('on') || n === 'href' || n === 'src'),
+      controls: /[\u0000-\u0008\u000b-\u001f\u007f\u202a-\u202e]/.test(results.textContent),
+      reports: results.querySelectorAll('.kl-report').length,
+    };
+  });
+  assert.deepEqual(inert, { elements: [], handlers: [], controls: false, reports: 1 });
+  assert.deepEqual(after, [], 'requests after the page loaded');
+  assert.deepEqual(errors, []);
+  await context.close();
+});

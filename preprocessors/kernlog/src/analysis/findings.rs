@@ -70,10 +70,10 @@ pub fn findings(cycles: &[Cycle], mtrr: &MtrrLog) -> Vec<Finding> {
         let n = index + 1;
         slow_bringup(n, cycle, &mut out);
         not_up(n, cycle, &mut out);
-        if let (Some(ms), Some(wake), Some(unblock)) =
-            (cycle.ec_wake_to_unblock_ms(), cycle.wake, cycle.ec_unblock)
-            && ms > SLOW_EC_UNBLOCK_MS
-        {
+        let slow_ms = cycle
+            .ec_wake_to_unblock_ms()
+            .filter(|&ms| ms > SLOW_EC_UNBLOCK_MS);
+        if let (Some(ms), Some(wake), Some(unblock)) = (slow_ms, cycle.wake, cycle.ec_unblock) {
             out.push(Finding {
                 kind: FindingKind::EcWakeGap,
                 summary: format!(

@@ -113,11 +113,11 @@ impl Analyzer {
         } else {
             input.user_records += 1;
         }
-        if record.format == Format::Unstamped
-            && let Some(line) = parse_trace_line(record.message)
-        {
-            self.trace.push(&line);
-            return;
+        if record.format == Format::Unstamped {
+            if let Some(line) = parse_trace_line(record.message) {
+                self.trace.push(&line);
+                return;
+            }
         }
         if record.is_kernel() {
             self.kernel.push(record.message);

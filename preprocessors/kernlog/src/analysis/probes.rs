@@ -58,18 +58,18 @@ impl ProbeTracker {
             } else {
                 self.not_kept += 1;
             }
-        } else if rest == "...done"
-            && let Some((point, start)) = self.open.remove(&cpu)
-        {
-            if self.results.len() < PROBES_KEPT {
-                self.results.push(ProbeResult {
-                    point,
-                    cpu,
-                    start,
-                    end: event,
-                });
-            } else {
-                self.not_kept += 1;
+        } else if rest == "...done" {
+            if let Some((point, start)) = self.open.remove(&cpu) {
+                if self.results.len() < PROBES_KEPT {
+                    self.results.push(ProbeResult {
+                        point,
+                        cpu,
+                        start,
+                        end: event,
+                    });
+                } else {
+                    self.not_kept += 1;
+                }
             }
         }
     }

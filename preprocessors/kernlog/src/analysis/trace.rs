@@ -278,15 +278,15 @@ impl TraceStats {
             return;
         };
         let n = &mut self.not_kept;
-        if stack_depth_is_outermost(&self.stacks, line.cpu)
-            && let Some(task) = entry(
+        if stack_depth_is_outermost(&self.stacks, line.cpu) {
+            if let Some(task) = entry(
                 &mut self.tasks,
                 format!("{}-{}", line.task, line.pid).as_str(),
                 NAMES,
                 n,
-            )
-        {
-            task.add(us);
+            ) {
+                task.add(us);
+            }
         }
         if let Some(h) = entry(&mut self.histograms, function.as_str(), NAMES, n) {
             h.add(us);

@@ -56,9 +56,8 @@ impl Evidence {
         // Reading from memory cannot fail.
         let analysis = analyze(&bundle.log[..]).unwrap_or_default();
         let capture = bundle.capture;
-        if let Some(logged) = &analysis.kernel.release
-            && *logged != capture.kernel.release
-        {
+        let release = &capture.kernel.release;
+        if let Some(logged) = analysis.kernel.release.as_ref().filter(|l| *l != release) {
             return Err(BundleError {
                 member: KERNEL_LOG.to_string(),
                 line: None,

@@ -131,10 +131,10 @@ impl<R: BufRead> RecordReader<R> {
         self.line_no += 1;
         let first_line = self.line_no;
         // Mail is rare: one byte decides whether this line may be a header or QP body.
-        if (self.quoted_printable || matches!(self.bytes.first(), Some(b'C' | b'c' | b'F')))
-            && let Err(e) = self.read_mail_line()
-        {
-            return Some(Err(e));
+        if self.quoted_printable || matches!(self.bytes.first(), Some(b'C' | b'c' | b'F')) {
+            if let Err(e) = self.read_mail_line() {
+                return Some(Err(e));
+            }
         }
         // One pass finds both rare bytes: NUL (dropped) and the lead byte of a no-break space
         // (which mail clients and web pages put in a stamp's padding; it reads as a blank).
@@ -283,18 +283,20 @@ impl ClockState {
     fn wall(&mut self, w: WallTime, format: Format, clock: Clock) -> Time {
         let yearless = w.year.is_none();
         let mut micros = wall_micros(&w, self.year_offset);
-        if yearless && let Some((last, _)) = self.last.filter(|(t, _)| t.clock == clock) {
-            // A year-less stamp far before the previous one is the next January.
-            if last.micros.saturating_sub(micros) > 180 * 86_400 * 1_000_000 {
-                self.year_offset += 1;
-                micros = wall_micros(&w, self.year_offset);
+        if yearless {
+            if let Some((last, _)) = self.last.filter(|(t, _)| t.clock == clock) {
+                // A year-less stamp far before the previous one is the next January.
+                if last.micros.saturating_sub(micros) > 180 * 86_400 * 1_000_000 {
+                    self.year_offset += 1;
+                    micros = wall_micros(&w, self.year_offset);
+                }
             }
         }
         // A reltime anchor has minute resolution: never let it move time backwards.
-        if format == Format::DmesgReltime
-            && let Some((last, _)) = self.last.filter(|(t, _)| t.clock == Clock::Wall)
-        {
-            micros = micros.max(last.micros);
+        if format == Format::DmesgReltime {
+            if let Some((last, _)) = self.last.filter(|(t, _)| t.clock == Clock::Wall) {
+                micros = micros.max(last.micros);
+            }
         }
         Time { micros, clock }
     }

@@ -223,13 +223,15 @@ pub fn parse_bisect_log(text: &str) -> Result<BisectLog, CaptureError> {
     for (n, l) in lines(text) {
         if let Some(comment) = l.strip_prefix("# ") {
             if let Some(rest) = comment.strip_prefix("first ") {
-                if let Some((_, rest)) = rest.split_once(" commit: [")
-                    && let Some((sha, subj)) = rest.split_once("] ")
-                {
+                let first = rest
+                    .split_once(" commit: [")
+                    .and_then(|(_, r)| r.split_once("] "));
+                if let Some((sha, subj)) = first {
                     log.first = Some((sha.to_string(), subj.to_string()));
                 }
-            } else if let Some((_, rest)) = comment.split_once(": [")
-                && let Some((sha, subj)) = rest.split_once("] ")
+            } else if let Some((sha, subj)) = comment
+                .split_once(": [")
+                .and_then(|(_, r)| r.split_once("] "))
             {
                 subject = Some((sha.to_string(), subj.to_string()));
             }

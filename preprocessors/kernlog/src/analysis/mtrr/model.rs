@@ -64,16 +64,16 @@ impl MtrrRun {
     /// The differences in words, one line each.
     pub fn describe(&self) -> Vec<String> {
         let mut out = Vec::new();
-        if let (Some(b), Some(a)) = (self.deftype_before, self.deftype_after)
-            && self.flags.as_deref().is_some_and(|f| f.contains('T'))
-        {
-            if b.default_type != a.default_type {
-                out.push(format!(
-                    "default type: {} -> {}",
-                    b.default_type, a.default_type
-                ));
-            } else {
-                out.push(format!("MTRRdefType: {:#x} -> {:#x}", b.raw, a.raw));
+        if let (Some(b), Some(a)) = (self.deftype_before, self.deftype_after) {
+            if self.flags.as_deref().is_some_and(|f| f.contains('T')) {
+                if b.default_type != a.default_type {
+                    out.push(format!(
+                        "default type: {} -> {}",
+                        b.default_type, a.default_type
+                    ));
+                } else {
+                    out.push(format!("MTRRdefType: {:#x} -> {:#x}", b.raw, a.raw));
+                }
             }
         }
         for change in &self.changes {

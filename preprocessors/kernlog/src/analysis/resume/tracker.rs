@@ -219,15 +219,16 @@ impl CycleTracker {
         if let Some(marker) = marker {
             self.apply(marker, record);
         }
-        if let Some(open) = self.current.as_mut().filter(|o| !o.resumed)
-            && open.abort_details.len() < ABORT_DETAILS_KEPT
-            && let Some(cause) = abort_cause(record.message)
-        {
-            open.abort_details.push(AbortDetail {
-                line: record.line,
-                cause,
-                text: record.message.to_string(),
-            });
+        if let Some(open) = self.current.as_mut().filter(|o| !o.resumed) {
+            if open.abort_details.len() < ABORT_DETAILS_KEPT {
+                if let Some(cause) = abort_cause(record.message) {
+                    open.abort_details.push(AbortDetail {
+                        line: record.line,
+                        cause,
+                        text: record.message.to_string(),
+                    });
+                }
+            }
         }
         if !record.continuation && record.time.is_some() {
             self.last_event = Some(Event::of(record));
@@ -504,18 +505,18 @@ fn finish_cycle(open: Open) -> Cycle {
         aborted.details.retain(|d| d.line != aborted.line);
         // A generic line (`Some devices failed to suspend, or early wake event detected`)
         // takes its cause from the lines around it.
-        if aborted.cause == AbortCause::DeviceOrWakeup
-            && let Some(told) = aborted.details.first()
-        {
-            aborted.cause = told.cause;
+        if aborted.cause == AbortCause::DeviceOrWakeup {
+            if let Some(told) = aborted.details.first() {
+                aborted.cause = told.cause;
+            }
         }
     }
     let mut phases = Vec::new();
     let mut span = |name, start: Option<Event>, end: Option<Event>| {
-        if let (Some(start), Some(end)) = (start, end)
-            && end.line >= start.line
-        {
-            phases.push(Phase { name, start, end });
+        if let (Some(start), Some(end)) = (start, end) {
+            if end.line >= start.line {
+                phases.push(Phase { name, start, end });
+            }
         }
     };
     span(PhaseName::Freeze, open.freeze_start, open.freeze_end);

@@ -286,9 +286,7 @@ fn check_capture(capture: &Capture) -> Result<(), String> {
         if cycle.n != n {
             return Err(format!("cycle {} stands where cycle {n} belongs", cycle.n));
         }
-        if let Some(path) = &cycle.mtrr
-            && *path != mtrr_after_cycle(n)
-        {
+        if let Some(path) = cycle.mtrr.as_ref().filter(|p| **p != mtrr_after_cycle(n)) {
             return Err(format!(
                 "cycle {n}'s MTRR dump is `{}`; kernlog capture writes it as `{}`",
                 super::msr::clip(path),

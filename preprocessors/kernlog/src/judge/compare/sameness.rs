@@ -105,10 +105,10 @@ pub fn differences(before: &Evidence, after: &Evidence) -> Vec<String> {
             ));
         }
     }
-    if let (Some(mb), Some(ma)) = (before.machine(), after.machine())
-        && mb != ma
-    {
-        out.push(format!("the machines differ: {mb} against {ma}"));
+    if let (Some(mb), Some(ma)) = (before.machine(), after.machine()) {
+        if mb != ma {
+            out.push(format!("the machines differ: {mb} against {ma}"));
+        }
     }
     let (mb, ma) = (modes(before), modes(after));
     if !mb.is_empty() && !ma.is_empty() && mb != ma {

@@ -28,17 +28,16 @@ pub(super) fn parse_bracketed(text: &str) -> Option<Line<'_>> {
     line.caller = caller;
     // `journalctl -o short-monotonic`, with a host or (`--no-hostname`) with only the
     // `kernel:` ident: dmesg itself shows `systemd[1]: ...` lines written to /dev/kmsg.
-    if format == Format::Dmesg
-        && caller.is_none()
-        && let Some((host, origin, message)) = split_host_ident(rest, true, Hostless::Kernel)
-    {
-        line.format = Format::JournalShortMonotonic;
-        line.host = host;
-        line.origin = origin;
-        line.message = message;
-        let (caller, message) = split_caller(message);
-        line.caller = caller;
-        line.message = message;
+    if format == Format::Dmesg && caller.is_none() {
+        if let Some((host, origin, message)) = split_host_ident(rest, true, Hostless::Kernel) {
+            line.format = Format::JournalShortMonotonic;
+            line.host = host;
+            line.origin = origin;
+            line.message = message;
+            let (caller, message) = split_caller(message);
+            line.caller = caller;
+            line.message = message;
+        }
     }
     Some(line)
 }

@@ -96,22 +96,24 @@ fn printk_stamp(b: &[u8]) -> bool {
 
 /// `<6>` syslog priorities and `dmesg -x` prefixes (`kern  :info  : `).
 pub(super) fn strip_level(text: &str) -> (Option<u8>, &str) {
-    if let Some(rest) = text.strip_prefix('<')
-        && let Some(end) = rest.find('>')
-        && (1..=3).contains(&end)
-        && let Ok(prio) = rest[..end].parse::<u16>()
-    {
-        return (Some((prio & 7) as u8), &rest[end + 1..]);
+    if let Some(rest) = text.strip_prefix('<') {
+        if let Some(end) = rest.find('>').filter(|end| (1..=3).contains(end)) {
+            if let Ok(prio) = rest[..end].parse::<u16>() {
+                return (Some((prio & 7) as u8), &rest[end + 1..]);
+            }
+        }
     }
     // `dmesg -x`: a facility name padded to 6, then a colon; checked only near the start.
     let near_start = &text.as_bytes()[..text.len().min(10)];
-    if text.starts_with(|c: char| c.is_ascii_lowercase())
-        && let Some(colon) = near_start.iter().position(|&b| b == b':')
-        && FACILITIES.contains(&text[..colon].trim_end())
-        && let Some((level, rest)) = text[colon + 1..].split_once(':')
-        && let Some(pos) = LEVELS.iter().position(|l| *l == level.trim())
-    {
-        return (Some(pos as u8), rest.strip_prefix(' ').unwrap_or(rest));
+    if text.starts_with(|c: char| c.is_ascii_lowercase()) {
+        let colon = near_start.iter().position(|&b| b == b':');
+        if let Some(colon) = colon.filter(|&c| FACILITIES.contains(&text[..c].trim_end())) {
+            if let Some((level, rest)) = text[colon + 1..].split_once(':') {
+                if let Some(pos) = LEVELS.iter().position(|l| *l == level.trim()) {
+                    return (Some(pos as u8), rest.strip_prefix(' ').unwrap_or(rest));
+                }
+            }
+        }
     }
     (None, text)
 }
@@ -149,17 +151,17 @@ pub(super) fn strip_unknown_stamp(text: &str) -> &str {
 
 /// Split a printk caller field (`[   T3919]`, `[    C1]`) off the front of a message.
 pub(super) fn split_caller(text: &str) -> (Option<&str>, &str) {
-    if let Some(rest) = text.strip_prefix('[')
-        && let Some(end) = rest.find(']')
-    {
-        let field = rest[..end].trim_start();
-        let bytes = field.as_bytes();
-        if bytes.len() >= 2
-            && matches!(bytes[0], b'T' | b'C')
-            && bytes[1..].iter().all(u8::is_ascii_digit)
-        {
-            let message = &rest[end + 1..];
-            return (Some(field), message.strip_prefix(' ').unwrap_or(message));
+    if let Some(rest) = text.strip_prefix('[') {
+        if let Some(end) = rest.find(']') {
+            let field = rest[..end].trim_start();
+            let bytes = field.as_bytes();
+            if bytes.len() >= 2
+                && matches!(bytes[0], b'T' | b'C')
+                && bytes[1..].iter().all(u8::is_ascii_digit)
+            {
+                let message = &rest[end + 1..];
+                return (Some(field), message.strip_prefix(' ').unwrap_or(message));
+            }
         }
     }
     (None, text)

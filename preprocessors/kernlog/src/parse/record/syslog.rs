@@ -92,13 +92,13 @@ pub(super) fn host_line<'a>(
     origin: Origin<'a>,
     message: &'a str,
 ) -> Line<'a> {
-    if origin == Origin::Kernel
-        && let Some(inner) = parse_bracketed(message).filter(|l| l.format == Format::Dmesg)
-    {
-        let mut line = inner;
-        line.format = Format::Syslog;
-        line.host = host;
-        return line;
+    if origin == Origin::Kernel {
+        if let Some(inner) = parse_bracketed(message).filter(|l| l.format == Format::Dmesg) {
+            let mut line = inner;
+            line.format = Format::Syslog;
+            line.host = host;
+            return line;
+        }
     }
     let (caller, message) = split_caller(message);
     // Without the kernel's own stamp, the line's time is the logger's.
