@@ -9,7 +9,7 @@ use std::sync::LazyLock;
 
 use libfuzzer_sys::fuzz_target;
 use mdbook_kernlab::Engine;
-use mdbook_kernlab::book_index::BookIndex;
+use mdbook_kernlab::resolve::book_index::BookIndex;
 use mdbook_kernlab::config::Config;
 
 static ENGINE: LazyLock<Engine> = LazyLock::new(|| {

@@ -19,19 +19,18 @@
 //! unit the directive asks for.
 
 //!
-//! Text is parsed into a tree first ([`syntax`]), then evaluated against the data store
+//! Text is parsed into a tree first ([`crate::parse::expr`]), then evaluated against the data store
 //! (`eval`, reading through `lookup`); [`units`] shows the result.
 
 mod eval;
 mod lookup;
-pub mod syntax;
 pub mod units;
 
 pub use lookup::{lookup, select};
-pub use units::{MAX_DIGITS, Unit, check_digits, cut, format_value};
+pub use units::{MAX_DIGITS, Unit, check_digits, format_value};
 
-use crate::data::DataStore;
 use crate::error::{Outcome, fail};
+use crate::resolve::data::DataStore;
 
 /// A number and whether it is a duration (in seconds).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -49,7 +48,7 @@ impl Quantity {
 
 /// Evaluate an expression against the data store.
 pub fn evaluate(text: &str, data: &DataStore) -> Outcome<Quantity> {
-    let tree = syntax::parse(text)?;
+    let tree = crate::parse::expr::parse(text)?;
     let q = eval::evaluate_tree(&tree, data)?;
     if !q.value.is_finite() {
         return Err(fail(

@@ -167,7 +167,7 @@ pub fn scan(markdown: &str) -> Vec<Site> {
                 range: m.range(),
                 line: line_of(m.start()),
                 found: Found::Malformed {
-                    what: format!("`{}` stands inside an HTML {place}, where it cannot be rendered", crate::expr::cut(m.as_str())),
+                    what: format!("`{}` stands inside an HTML {place}, where it cannot be rendered", crate::error::cut(m.as_str())),
                     hint: "move the directive between the tags (`<span title=...>{{kl:...}}</span>`), or put it in backticks to show it",
                 },
             });

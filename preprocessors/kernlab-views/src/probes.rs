@@ -3,18 +3,15 @@
 
 use kernlog::Analysis;
 use kernlog::analysis::probes::ProbeResult;
-use serde::Deserialize;
-use serde::de::IgnoredAny;
 
-use super::Resources;
-use super::{Cell, Row, TableModel, chart_id, duration};
-use crate::directive::options;
-use crate::error::{Outcome, fail};
+use crate::error::{Result, fail};
 use crate::heatmap::{HeatGroup, HeatRow, Heatmap, cell_text};
+use crate::table::{Cell, Row, TableModel, chart_id, duration};
+use crate::templates::Templates;
 
 /// The probe points of a log in order of appearance, each with its results by CPU; an
 /// error when the log has none.
-fn points<'a>(analysis: &'a Analysis, file: &str) -> Outcome<Vec<(&'a str, Vec<&'a ProbeResult>)>> {
+fn points<'a>(analysis: &'a Analysis, file: &str) -> Result<Vec<(&'a str, Vec<&'a ProbeResult>)>> {
     let points = kernlog::analysis::probes::by_point(&analysis.probes);
     if points.is_empty() {
         return Err(fail(
@@ -33,33 +30,17 @@ fn cpus<'a>(results: impl Iterator<Item = &'a ProbeResult>) -> Vec<u32> {
     c
 }
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ProbeOptions {
-    probes: String,
-    /// Read by `common`; listed so that unknown options are still refused.
-    #[serde(rename = "id")]
-    _id: Option<IgnoredAny>,
-    /// Read by `common`; listed so that unknown options are still refused.
-    #[serde(rename = "caption")]
-    _caption: Option<IgnoredAny>,
-}
-
-/// Delay-loop probes: one row per probe point, one column per CPU; slow cells marked.
-pub fn table(cx: &Resources<'_>, body: &str) -> Outcome<String> {
-    let o: ProbeOptions = options(body)?;
-    let analysis = cx.data.analysis(&o.probes)?;
-    let points = points(&analysis, &o.probes)?;
+/// Delay-loop probes of `file`: one row per probe point, one column per CPU; cells ten
+/// times slower than the point's fastest marked.
+pub fn table(templates: &Templates, analysis: &Analysis, file: &str) -> Result<String> {
+    let points = points(analysis, file)?;
     let cpus = cpus(analysis.probes.iter());
     let mut headers = vec!["probe point".to_string()];
     headers.extend(cpus.iter().map(|c| format!("CPU{c}")));
     let header_refs: Vec<&str> = headers.iter().map(String::as_str).collect();
     let numeric: Vec<usize> = (1..headers.len()).collect();
-    let mut table = TableModel::new(
-        format!("Delay-loop time per CPU in {}", o.probes),
-        &header_refs,
-    )
-    .numeric(&numeric);
+    let mut table = TableModel::new(format!("Delay-loop time per CPU in {file}"), &header_refs)
+        .numeric(&numeric);
     table.class = "kl-probes".into();
     let res = analysis.input.resolution_us;
     for (point, results) in points {
@@ -84,45 +65,19 @@ pub fn table(cx: &Resources<'_>, body: &str) -> Outcome<String> {
         }
         table.rows.push(Row::new(cells));
     }
-    table.render(cx)
+    table.render(templates)
 }
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct ProbeMapOptions {
-    /// Group name -> log with probes, in order.
-    #[serde(rename = "probe-map")]
-    probe_map: yaml_serde::Mapping,
-    id: Option<String>,
-    /// Read by `common`; listed so that unknown options are still refused.
-    #[serde(rename = "caption")]
-    _caption: Option<IgnoredAny>,
-}
+/// One log of a probe map: its label, its file, its analysis.
+pub type ProbeLog<'a> = (&'a str, &'a str, &'a Analysis);
 
 /// Several logs' probes in one heat map: a row per probe point (grouped by log), a column
 /// per CPU, each cell the delay-loop time in ms, shaded by its decade.
-pub fn probe_map(cx: &Resources<'_>, body: &str) -> Outcome<String> {
-    let o: ProbeMapOptions = options(body)?;
-    if o.probe_map.is_empty() {
-        return Err(fail(
-            "`probe-map` names no logs",
-            "write one `label: file` line per log, indented under `probe-map:`",
-        ));
-    }
-    let mut logs = Vec::new();
-    for (label, file) in &o.probe_map {
-        let (Some(label), Some(file)) = (label.as_str(), file.as_str()) else {
-            return Err(fail(
-                "every entry of `probe-map` is `label: file`",
-                "quote a label that is a number or holds `: `",
-            ));
-        };
-        logs.push((label, file, cx.data.analysis(file)?));
-    }
+pub fn map(templates: &Templates, logs: &[ProbeLog<'_>], id: Option<&str>) -> Result<String> {
     let cpus = cpus(logs.iter().flat_map(|(_, _, a)| a.probes.iter()));
     let mut groups = Vec::new();
     let (mut slowest, mut fastest): (Option<(f64, String)>, Option<f64>) = (None, None);
-    for (label, file, analysis) in &logs {
+    for (label, file, analysis) in logs {
         let mut rows = Vec::new();
         for (point, results) in points(analysis, file)? {
             let cells: Vec<Option<f64>> = cpus
@@ -155,8 +110,8 @@ pub fn probe_map(cx: &Resources<'_>, body: &str) -> Outcome<String> {
         _ => String::new(),
     };
     let first = logs.first().map_or("", |(_, file, _)| *file);
-    let map = Heatmap {
-        id: chart_id(&o.id, &format!("{first}-probe-map")),
+    let heatmap = Heatmap {
+        id: chart_id(id, &format!("{first}-probe-map")),
         title: "Delay-loop time per probe point and CPU".into(),
         desc: format!(
             "Rows are probe points grouped by log, columns are CPUs, each cell the time in ms, shaded per decade.{extremes}"
@@ -165,5 +120,5 @@ pub fn probe_map(cx: &Resources<'_>, body: &str) -> Outcome<String> {
         columns: cpus.iter().map(|c| format!("CPU{c}")).collect(),
         groups,
     };
-    cx.templates.render("heatmap", &map.layout())
+    templates.render("heatmap", &heatmap.layout())
 }

@@ -4,9 +4,9 @@
 
 use super::Quantity;
 use super::lookup::{count, lookup};
-use super::syntax::{Expr, Function, Op};
-use crate::data::DataStore;
 use crate::error::{Failure, Outcome, fail};
+use crate::parse::expr::{Expr, Function, Op};
+use crate::resolve::data::DataStore;
 
 /// A failure while reading data for the part of the expression at `column`.
 fn placed(column: usize) -> impl Fn(Failure) -> Failure {

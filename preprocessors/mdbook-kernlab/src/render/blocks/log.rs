@@ -7,9 +7,9 @@ use serde::de::IgnoredAny;
 use serde::{Deserialize, Serialize};
 
 use super::Resources;
-use crate::directive::{options, parse_range};
 use crate::error::{Outcome, fail};
-use crate::render::escape;
+use crate::parse::directive::{options, parse_range};
+use views::escape;
 
 /// A text pattern: a substring, or a regular expression written as `/.../`.
 #[derive(Debug)]
@@ -403,7 +403,7 @@ pub fn render(cx: &Resources<'_>, body: &str) -> Outcome<String> {
             gap_note: if gap {
                 format!(
                     "{} without a message",
-                    super::duration(delta_us.unwrap_or(0) as f64 / 1000.0, Some(resolution))
+                    views::table::duration(delta_us.unwrap_or(0) as f64 / 1000.0, Some(resolution))
                 )
             } else {
                 String::new()
@@ -439,7 +439,7 @@ pub fn render(cx: &Resources<'_>, body: &str) -> Outcome<String> {
                 || kernlog::analysis::resume::is_marker(&l.message)
         })
         .collect();
-    cx.templates.render(
+    Ok(cx.templates.render(
         "log",
         &Model {
             label: format!(
@@ -452,7 +452,7 @@ pub fn render(cx: &Resources<'_>, body: &str) -> Outcome<String> {
             blank: gutter.blank(show_deltas),
             segments: fold(rows, &keep, o.fold),
         },
-    )
+    )?)
 }
 
 /// Group rows into visible runs and folded runs of more than `limit` unmarked rows.

@@ -1,7 +1,7 @@
 //! Showing a computed quantity: units, decimals, and values cut for error messages.
 
 use super::Quantity;
-use crate::error::{Outcome, fail};
+use crate::error::{Outcome, cut, fail};
 
 /// How to show a computed quantity.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -82,15 +82,6 @@ pub fn check_digits(digits: f64, option: &str) -> Outcome<usize> {
         ));
     }
     Ok(digits as usize)
-}
-
-/// A value from the book's text, cut to a length that fits in one error line.
-pub fn cut(text: &str) -> String {
-    const MAX: usize = 60;
-    match text.char_indices().nth(MAX) {
-        Some((at, _)) => format!("{}... ({} characters)", &text[..at], text.chars().count()),
-        None => text.to_string(),
-    }
 }
 
 /// `value` rounded to `digits` decimals (at most [`MAX_DIGITS`] + 3, which the messages of

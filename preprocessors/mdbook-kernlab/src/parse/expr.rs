@@ -2,7 +2,7 @@
 //! where it starts. Pure: nothing is read here, so every mistake of form is found before
 //! any data is touched, and reported at its column.
 
-use super::units::cut;
+use crate::error::cut;
 use crate::error::{Failure, Outcome, fail};
 
 /// An aggregate over every value a reference designates.

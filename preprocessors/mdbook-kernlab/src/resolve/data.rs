@@ -202,7 +202,7 @@ impl DataStore {
             Ok(match extension.as_str() {
                 "yaml" | "yml" => {
                     let text = self.text(rel)?;
-                    crate::yaml::from_str::<Value>(&text).map_err(|e| {
+                    crate::parse::yaml::from_str::<Value>(&text).map_err(|e| {
                         let at = e.location().map_or(String::new(), |l| {
                             format!(" (line {}, column {})", l.line, l.column)
                         });

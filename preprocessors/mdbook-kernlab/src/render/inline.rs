@@ -18,9 +18,9 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use crate::Engine;
-use crate::book_index::BookIndex;
 use crate::error::{Outcome, fail};
-use crate::expr::{Unit, evaluate, format_value};
+use crate::resolve::book_index::BookIndex;
+use crate::resolve::expr::{Unit, evaluate, format_value};
 
 /// Split on blanks, keeping `"quoted text"` together; `key=value` pairs become options.
 fn split_args(text: &str) -> Outcome<(Vec<String>, BTreeMap<String, String>)> {
@@ -99,7 +99,7 @@ fn number_option(options: &BTreeMap<String, String>, key: &str) -> Outcome<Optio
         .map(|v| match v.parse::<f64>() {
             Ok(n) if n.is_finite() => Ok(n),
             _ => Err(fail(
-                format!("`{key}={}` is not a finite number", crate::expr::cut(v)),
+                format!("`{key}={}` is not a finite number", crate::error::cut(v)),
                 format!("write e.g. {key}=16.5"),
             )),
         })
@@ -108,7 +108,7 @@ fn number_option(options: &BTreeMap<String, String>, key: &str) -> Outcome<Optio
 
 fn digits_option(options: &BTreeMap<String, String>) -> Outcome<Option<usize>> {
     number_option(options, "digits")?
-        .map(|d| crate::expr::check_digits(d, "digits"))
+        .map(|d| crate::resolve::expr::check_digits(d, "digits"))
         .transpose()
 }
 
@@ -156,15 +156,15 @@ pub fn render(engine: &Engine, text: &str, figures: &BookIndex, chapter: &str) -
                     })?;
                     let stated = number_option(&options, "stated")?.unwrap_or_default();
                     let digits = decimals_of(stated_text);
-                    if digits > crate::expr::MAX_DIGITS {
+                    if digits > crate::resolve::expr::MAX_DIGITS {
                         return Err(fail(
                             format!(
                                 "`stated={}` has {digits} decimals",
-                                crate::expr::cut(stated_text)
+                                crate::error::cut(stated_text)
                             ),
                             format!(
                                 "state the number as the prose does, with at most {} decimals",
-                                crate::expr::MAX_DIGITS
+                                crate::resolve::expr::MAX_DIGITS
                             ),
                         ));
                     }
@@ -207,7 +207,7 @@ pub fn render(engine: &Engine, text: &str, figures: &BookIndex, chapter: &str) -
                     }
                 }
             };
-            engine.templates.render("value", &model)
+            Ok(engine.templates.render("value", &model)?)
         }
         "text" => {
             check_options(&options, &[], form)?;
@@ -221,7 +221,7 @@ pub fn render(engine: &Engine, text: &str, figures: &BookIndex, chapter: &str) -
                 .split_once('#')
                 .ok_or_else(|| fail(format!("`{reference}` has no `#`"), "write FILE#POINTER"))?;
             let doc = engine.data.document(file)?;
-            let found = crate::expr::select(&doc, pointer.trim_start_matches('/'));
+            let found = crate::resolve::expr::select(&doc, pointer.trim_start_matches('/'));
             let [value] = found.as_slice() else {
                 return Err(fail(
                     format!("`{reference}` designates {} values, not one", found.len()),
@@ -253,7 +253,7 @@ pub fn render(engine: &Engine, text: &str, figures: &BookIndex, chapter: &str) -
                     "point at one of its text or number fields, or show it with a `table:` block",
                 )
             })?;
-            engine.templates.render(
+            Ok(engine.templates.render(
                 "value",
                 &ValueModel {
                     class: "kl-data-text",
@@ -261,7 +261,7 @@ pub fn render(engine: &Engine, text: &str, figures: &BookIndex, chapter: &str) -
                     text,
                     ..ValueModel::default()
                 },
-            )
+            )?)
         }
         "reported" => {
             check_options(&options, &["by"], form)?;
@@ -276,7 +276,7 @@ pub fn render(engine: &Engine, text: &str, figures: &BookIndex, chapter: &str) -
                 .map(|key| engine.threads.get(key).map(|t| format!(" by {}", t.title)))
                 .transpose()?
                 .unwrap_or_default();
-            engine.templates.render(
+            Ok(engine.templates.render(
                 "value",
                 &ValueModel {
                     class: "kl-reported",
@@ -285,7 +285,7 @@ pub fn render(engine: &Engine, text: &str, figures: &BookIndex, chapter: &str) -
                     reported: "reported".into(),
                     ..ValueModel::default()
                 },
-            )
+            )?)
         }
         "sym" => {
             check_options(&options, &["text"], form)?;
@@ -308,7 +308,7 @@ pub fn render(engine: &Engine, text: &str, figures: &BookIndex, chapter: &str) -
                 line: String,
                 version: &'a str,
             }
-            engine.templates.render(
+            Ok(engine.templates.render(
                 "sym",
                 &Sym {
                     url: &link.url,
@@ -317,7 +317,7 @@ pub fn render(engine: &Engine, text: &str, figures: &BookIndex, chapter: &str) -
                     line: link.line.map_or("-".to_string(), |l| l.to_string()),
                     version: &link.version,
                 },
-            )
+            )?)
         }
         "thread" => {
             check_options(&options, &["text"], form)?;
@@ -334,14 +334,14 @@ pub fn render(engine: &Engine, text: &str, figures: &BookIndex, chapter: &str) -
                 title: &'a str,
                 text: &'a str,
             }
-            engine.templates.render(
+            Ok(engine.templates.render(
                 "thread",
                 &Link {
                     url: &t.url,
                     title: &t.title,
                     text: options.get("text").unwrap_or(&t.title),
                 },
-            )
+            )?)
         }
         "site" => {
             check_options(&options, &[], form)?;
@@ -353,7 +353,7 @@ pub fn render(engine: &Engine, text: &str, figures: &BookIndex, chapter: &str) -
             };
             if !path.starts_with('/') || path.contains(char::is_whitespace) {
                 return Err(fail(
-                    format!("`{}` is not a path of the site", crate::expr::cut(path)),
+                    format!("`{}` is not a path of the site", crate::error::cut(path)),
                     "write a path that starts with `/`, e.g. /journey#changes-after-resume",
                 ));
             }
@@ -367,12 +367,12 @@ pub fn render(engine: &Engine, text: &str, figures: &BookIndex, chapter: &str) -
             struct Site {
                 url: String,
             }
-            engine.templates.render(
+            Ok(engine.templates.render(
                 "site",
                 &Site {
                     url: format!("{}{path}", site.trim_end_matches('/')),
                 },
-            )
+            )?)
         }
         "ref" => {
             check_options(&options, &[], form)?;
@@ -388,7 +388,7 @@ pub fn render(engine: &Engine, text: &str, figures: &BookIndex, chapter: &str) -
                 href: String,
                 label: String,
             }
-            engine.templates.render("ref", &Ref { href, label })
+            Ok(engine.templates.render("ref", &Ref { href, label })?)
         }
         other => Err(fail(
             format!("unknown inline directive `{other}`"),

@@ -4,8 +4,8 @@ use serde::Deserialize;
 use serde::de::IgnoredAny;
 
 use super::Resources;
-use crate::directive::{options, parse_range};
 use crate::error::{Outcome, fail};
+use crate::parse::directive::{options, parse_range};
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -39,7 +39,7 @@ pub fn render(cx: &Resources<'_>, body: &str) -> Outcome<String> {
     let text = store.text(&o.source)?;
     let language = match &o.language {
         Some(l) => l.clone(),
-        None => crate::highlight::language_for(&o.source).to_string(),
+        None => crate::render::highlight::language_for(&o.source).to_string(),
     };
     let excerpt: String = match &o.lines {
         Some(range) => {
@@ -59,5 +59,5 @@ pub fn render(cx: &Resources<'_>, body: &str) -> Outcome<String> {
         }
         None => text.to_string(),
     };
-    crate::highlight::render_code(cx.templates, &language, &excerpt, true)
+    crate::render::highlight::render_code(cx.templates, &language, &excerpt, true)
 }

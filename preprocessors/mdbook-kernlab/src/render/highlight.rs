@@ -10,7 +10,8 @@ use syntect::parsing::{SyntaxReference, SyntaxSet};
 use syntect::util::LinesWithEndings;
 
 use crate::error::{Outcome, fail};
-use crate::render::{Shown, Templates, push_shown};
+use views::escape::{Shown, push_shown};
+use views::{STYLESHEET, Templates};
 
 const CLASS_STYLE: ClassStyle = ClassStyle::SpacedPrefixed { prefix: "kl-" };
 
@@ -128,7 +129,7 @@ struct CodeModel<'a> {
 /// HTML never contains a blank line (which would end Markdown's HTML block).
 ///
 /// `from_data`: the code is a data file's listing (`source:`), untrusted: control, bidi and
-/// zero-width characters are shown as [`crate::render::escape`] shows them (a lone carriage
+/// zero-width characters are shown as [`views::escape`] shows them (a lone carriage
 /// return, which Markdown would read as a line break, as U+240D), and braces become
 /// character references so that mdBook's `{{#include ...}}` finds nothing in it. An author's
 /// code fence keeps its braces, for the author's own mdBook directives.
@@ -142,7 +143,7 @@ pub fn render_code(
     if from_data {
         let mut shown = String::with_capacity(code.len());
         for c in code.chars() {
-            match crate::render::show(c) {
+            match views::escape::show(c) {
                 Shown::Picture(_) | Shown::CodePoint => push_shown(&mut shown, c),
                 _ if c == '\r' => shown.push('\u{240d}'),
                 _ => shown.push(c),
@@ -172,15 +173,11 @@ pub fn render_code(
         .trim_end_matches("<span class=\"kl-blank\"></span>")
         .trim_end()
         .to_string();
-    templates.render("code", &CodeModel { language, html })
+    Ok(templates.render("code", &CodeModel { language, html })?)
 }
 
-/// The stylesheet of the directives' HTML and SVG (the crate's `assets/kernlab.css`; a
-/// book gets a copy with `mdbook-kernlab theme DIR`).
-pub const STYLESHEET: &str = include_str!("../assets/kernlab.css");
-
 /// The stand-in for mdBook's highlight.js, for books built with `highlight-all-code`.
-pub const HIGHLIGHT_JS_STAND_IN: &str = include_str!("../assets/highlight.js");
+pub const HIGHLIGHT_JS_STAND_IN: &str = include_str!("../../assets/highlight.js");
 
 /// Write `kernlab.css` and `kernlab-syntax.css` into `dir`, for a new book's
 /// `additional-css`, and with `replace_highlight_js` the stand-in `highlight.js` too.
@@ -272,7 +269,7 @@ mod tests {
 
     #[test]
     fn a_data_listing_shows_controls_and_hides_braces_from_mdbook() {
-        let templates = Templates::load(std::path::Path::new("/nonexistent")).unwrap();
+        let templates = Templates::builtin().unwrap();
         let code = "bell\u{7} esc\u{1b}[2J lone\rcr \u{202e}rtl {{#include x}}\r\nnext\n";
         let html = render_code(&templates, "text", code, true).unwrap();
         for c in ['\u{7}', '\u{1b}', '\r', '\u{202e}', '{', '}'] {
@@ -299,7 +296,8 @@ mod tests {
         let limit = unsafe { onig_sys::onig_get_retry_limit_in_search() };
         assert_eq!(limit, std::os::raw::c_ulong::from(RETRY_LIMIT_IN_SEARCH));
         // The shell block the chapter fuzzer found (22 s before the limit) still renders.
-        let input = include_bytes!("../fuzz/regressions/chapter/timeout-bash-syntax-backtracking");
+        let input =
+            include_bytes!("../../fuzz/regressions/chapter/timeout-bash-syntax-backtracking");
         let input = String::from_utf8_lossy(input);
         let code = &input[input.find("```sh\n").unwrap() + 6..];
         let started = std::time::Instant::now();

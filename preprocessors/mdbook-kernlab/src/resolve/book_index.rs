@@ -5,9 +5,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use globset::{Glob, GlobMatcher};
 use serde_json::Value;
 
-use crate::directive::{KINDS, common};
 use crate::error::{Outcome, fail};
-use crate::scan::{Found, scan};
+use crate::parse::directive::{KINDS, common};
+use crate::parse::scan::{Found, scan};
 
 #[derive(Debug, Clone)]
 struct Entry {
@@ -142,7 +142,7 @@ impl BookIndex {
     /// The data files named by a block: the value of its kind key (a path, or a mapping
     /// of names to paths for `compare`).
     fn record_files(&mut self, body: &str, chapter: &str) {
-        let Ok(Value::Object(map)) = crate::yaml::from_str::<Value>(body) else {
+        let Ok(Value::Object(map)) = crate::parse::yaml::from_str::<Value>(body) else {
             return;
         };
         for (kind, _, _) in KINDS {
@@ -248,7 +248,7 @@ fn heading_ids(markdown: &str) -> BTreeSet<String> {
 
 /// What a block shows, for spotting the same view twice: its kind, file and view options.
 fn view_key(kind: &str, body: &str) -> String {
-    let Ok(Value::Object(map)) = crate::yaml::from_str::<Value>(body) else {
+    let Ok(Value::Object(map)) = crate::parse::yaml::from_str::<Value>(body) else {
         return kind.to_string();
     };
     let mut key = format!(

@@ -4,11 +4,12 @@ use serde::Deserialize;
 use serde::de::IgnoredAny;
 use serde_json::Value;
 
+use views::charts::{Bar, HBar};
+use views::table::{Cell, Row, TableModel, chart_id};
+
 use super::Resources;
-use super::{Cell, Row, TableModel, chart_id};
-use crate::charts::{Bar, HBar};
-use crate::directive::options;
 use crate::error::{Outcome, fail};
+use crate::parse::directive::options;
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -109,7 +110,7 @@ pub fn table(cx: &Resources<'_>, body: &str) -> Outcome<String> {
         }
         table.rows.push(Row::new(cells));
     }
-    table.render(cx)
+    Ok(table.render(cx.templates)?)
 }
 
 #[derive(Debug, Deserialize)]
@@ -194,7 +195,7 @@ pub fn ranges(cx: &Resources<'_>, body: &str) -> Outcome<String> {
         ]));
     }
     let chart = HBar {
-        id: chart_id(&o.id, &o.ranges),
+        id: chart_id(o.id.as_deref(), &o.ranges),
         title: format!("Ranges, {}", o.ranges),
         desc: "One bar per range reported for each row; rows without data have no bar. The table below lists the same ranges.".into(),
         axis_label: o.unit.unwrap_or_default(),
@@ -202,7 +203,7 @@ pub fn ranges(cx: &Resources<'_>, body: &str) -> Outcome<String> {
     };
     let mut html = cx.templates.render("hbar", &chart.layout())?;
     html.push('\n');
-    html.push_str(&table.render(cx)?);
+    html.push_str(&table.render(cx.templates)?);
     Ok(html)
 }
 
@@ -224,7 +225,7 @@ struct CatalogOptions {
 pub fn catalog(
     cx: &Resources<'_>,
     body: &str,
-    index: &crate::book_index::BookIndex,
+    index: &crate::resolve::book_index::BookIndex,
     chapter: &str,
 ) -> Outcome<String> {
     let o: CatalogOptions = options(body)?;
@@ -264,8 +265,8 @@ pub fn catalog(
             .map(|(c, title)| {
                 format!(
                     "<a href=\"{}\">{}</a>",
-                    crate::render::escape(&index.chapter_href(&c, chapter)),
-                    crate::render::escape(&title)
+                    views::escape(&index.chapter_href(&c, chapter)),
+                    views::escape(&title)
                 )
             })
             .collect();
@@ -293,7 +294,7 @@ pub fn catalog(
             },
         ]));
     }
-    table.render(cx)
+    Ok(table.render(cx.templates)?)
 }
 
 #[cfg(test)]

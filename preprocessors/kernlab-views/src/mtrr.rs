@@ -1,43 +1,32 @@
 //! MTRR views: per-CPU changes across resume, one CPU's before/after diff, the boot-time
-//! table, `/proc/mtrr`, and IA32_MTRR_DEF_TYPE decoded.
+//! table, `/proc/mtrr`, the runs per step of the bring-up, and IA32_MTRR_DEF_TYPE decoded.
 
+use kernlog::Analysis;
 use kernlog::analysis::mtrr::{
-    DefType, MtrrLog, MtrrRun, RegisterChange, decode_deftype, fixed_differences,
+    DefType, MemType, MtrrLog, MtrrRun, RegisterChange, VariableRange, decode_deftype,
+    fixed_differences,
 };
 use serde::Deserialize;
-use serde::de::IgnoredAny;
 
-use super::Resources;
-use super::{Cell, Row, TableModel};
-use crate::directive::options;
-use crate::error::{Outcome, fail};
+use crate::charts::{Bar, HBar};
+use crate::error::{Error, Result, fail};
+use crate::table::{Cell, Row, TableModel, chart_id};
+use crate::templates::Templates;
 
+/// Which MTRR view to draw.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "lowercase")]
-enum MtrrView {
+pub enum MtrrView {
+    /// [`changes`]
     Changes,
+    /// [`diff`]
     Diff,
+    /// [`boot`]
     Boot,
+    /// [`proc`]
     Proc,
+    /// [`rendezvous`]
     Rendezvous,
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct MtrrOptions {
-    mtrr: String,
-    show: Option<MtrrView>,
-    /// For `diff`: the CPU whose first changed run to show (default: the boot CPU).
-    cpu: Option<u32>,
-    /// For `changes`: list every run, not one row per CPU.
-    all_runs: Option<bool>,
-    /// For `changes`, `diff` and `rendezvous`: only the runs of this suspend/resume cycle
-    /// (numbered from 0), for logs of several cycles.
-    cycle: Option<usize>,
-    id: Option<String>,
-    /// Read by `common`; listed so that unknown options are still refused.
-    #[serde(rename = "caption")]
-    _caption: Option<IgnoredAny>,
 }
 
 fn hex(v: u64) -> String {
@@ -48,59 +37,45 @@ fn deftype_text(d: &DefType) -> String {
     format!("{:#x} ({})", d.raw, d.default_type)
 }
 
-pub fn render(cx: &Resources<'_>, body: &str) -> Outcome<String> {
-    let o: MtrrOptions = options(body)?;
-    let analysis = cx.data.analysis(&o.mtrr)?;
-    let view = o.show.unwrap_or(MtrrView::Changes);
-    let cycle_report;
-    let m = match o.cycle {
-        None => &analysis.mtrr,
-        Some(index) => {
-            let window = analysis.cycle_lines(index).ok_or_else(|| {
-                fail(
-                    format!(
-                        "`{}` has {} suspend/resume cycle(s); there is no cycle {index}",
-                        o.mtrr,
-                        analysis.cycles.len()
-                    ),
-                    "cycles are numbered from 0; run `kernlog analyze` on the file to see them",
-                )
-            })?;
-            cycle_report = MtrrLog {
-                runs: analysis
-                    .mtrr
-                    .runs
-                    .iter()
-                    .filter(|r| window.contains(&r.line))
-                    .cloned()
-                    .collect(),
-                ..analysis.mtrr.clone()
-            };
-            &cycle_report
-        }
-    };
-    match view {
-        MtrrView::Changes => changes(cx, &o, m),
-        MtrrView::Diff => diff(cx, &o, m),
-        MtrrView::Boot => boot(cx, &o, m),
-        MtrrView::Proc => proc(cx, &o, m),
-        MtrrView::Rendezvous => rendezvous(cx, &o, &analysis),
-    }
+/// The MTRR log of `file` with only the runs of cycle `index`.
+pub fn cycle_runs(analysis: &Analysis, file: &str, index: usize) -> Result<MtrrLog> {
+    let window = analysis.cycle_lines(index).ok_or_else(|| {
+        fail(
+            format!(
+                "`{file}` has {} suspend/resume cycle(s); there is no cycle {index}",
+                analysis.cycles.len()
+            ),
+            "cycles are numbered from 0; run `kernlog analyze` on the file to see them",
+        )
+    })?;
+    Ok(MtrrLog {
+        runs: analysis
+            .mtrr
+            .runs
+            .iter()
+            .filter(|r| window.contains(&r.line))
+            .cloned()
+            .collect(),
+        ..analysis.mtrr.clone()
+    })
 }
 
-fn no_runs(file: &str) -> crate::error::Failure {
+fn no_runs(file: &str) -> Error {
     fail(
         format!("`{file}` has no `MTRR cpu N ...` change lines"),
         "these come from the mtrr=debug change-printing patch; see the method chapter",
     )
 }
 
-fn changes(cx: &Resources<'_>, o: &MtrrOptions, m: &MtrrLog) -> Outcome<String> {
+/// What each CPU's MTRR check found: one row per CPU's first run that changed something
+/// (else its first run), CPUs that found the same listed together; with `all_runs`, one
+/// row per run.
+pub fn changes(templates: &Templates, m: &MtrrLog, file: &str, all_runs: bool) -> Result<String> {
     if m.runs.is_empty() {
-        return Err(no_runs(&o.mtrr));
+        return Err(no_runs(file));
     }
     let mut table = TableModel::new(
-        format!("MTRR checks per CPU in {}", o.mtrr),
+        format!("MTRR checks per CPU in {file}"),
         &["CPU", "line", "flags", "default type", "what was rewritten"],
     );
     let describe = |r: &MtrrRun| -> Vec<String> {
@@ -134,7 +109,7 @@ fn changes(cx: &Resources<'_>, o: &MtrrOptions, m: &MtrrLog) -> Outcome<String> 
         }
         row
     };
-    if o.all_runs.unwrap_or(false) {
+    if all_runs {
         table.rows.extend(m.runs.iter().map(|r| row(&[r])));
     } else {
         let mut groups: Vec<Vec<&MtrrRun>> = Vec::new();
@@ -157,32 +132,29 @@ fn changes(cx: &Resources<'_>, o: &MtrrOptions, m: &MtrrLog) -> Outcome<String> 
         }
         table.rows.extend(groups.iter().map(|g| row(g)));
     }
-    table.render(cx)
+    table.render(templates)
 }
 
-/// MTRR runs per step of the bring-up, as a chart and a table.
-fn rendezvous(
-    cx: &Resources<'_>,
-    o: &MtrrOptions,
-    analysis: &kernlog::Analysis,
-) -> Outcome<String> {
+/// MTRR runs per step of the bring-up of cycle `index`, as a chart and a table.
+pub fn rendezvous(
+    templates: &Templates,
+    analysis: &Analysis,
+    file: &str,
+    index: usize,
+    id: Option<&str>,
+) -> Result<String> {
     if analysis.mtrr.runs.is_empty() {
-        return Err(no_runs(&o.mtrr));
+        return Err(no_runs(file));
     }
-    let steps = kernlog::analysis::rendezvous_per_step(analysis, o.cycle.unwrap_or(0)).ok_or_else(
-        || {
-            fail(
-                format!(
-                    "`{}` has no complete CPU bring-up to split the runs by",
-                    o.mtrr
-                ),
-                "the capture needs `Enabling non-boot CPUs` and every `CPUn is up` line",
-            )
-        },
-    )?;
+    let steps = kernlog::analysis::rendezvous_per_step(analysis, index).ok_or_else(|| {
+        fail(
+            format!("`{file}` has no complete CPU bring-up to split the runs by"),
+            "the capture needs `Enabling non-boot CPUs` and every `CPUn is up` line",
+        )
+    })?;
     let total: usize = steps.iter().map(|(_, n)| n).sum();
     let mut table = TableModel::new(
-        format!("MTRR checks per step of the resume in {}", o.mtrr),
+        format!("MTRR checks per step of the resume in {file}"),
         &["step", "MTRR checks"],
     )
     .numeric(&[1]);
@@ -192,7 +164,7 @@ fn rendezvous(
             Cell::text(label.clone()),
             Cell::num(n.to_string()),
         ]));
-        bars.push(crate::charts::Bar {
+        bars.push(Bar {
             label: label.clone(),
             start: 0.0,
             end: *n as f64,
@@ -204,33 +176,30 @@ fn rendezvous(
         class: "kl-total".into(),
         cells: vec![Cell::text("all"), Cell::num(total.to_string())],
     });
-    let chart = crate::charts::HBar {
-        id: super::chart_id(&o.id, &format!("{}-rendezvous", o.mtrr)),
-        title: format!("MTRR checks per step, {}", o.mtrr),
+    let chart = HBar {
+        id: chart_id(id, &format!("{file}-rendezvous")),
+        title: format!("MTRR checks per step, {file}"),
         desc: format!(
             "Number of MTRR set-state runs in each step: before the secondary CPUs start, while each is brought up, and after all are up; {total} in all. The table below lists the same counts."
         ),
         axis_label: "MTRR checks".into(),
         bars,
     };
-    let mut html = cx.templates.render("hbar", &chart.layout())?;
-    html.push('\n');
-    html.push_str(&table.render(cx)?);
-    Ok(html)
+    crate::analysis::chart_and_table(templates, &chart, &table, true)
 }
 
-fn diff(cx: &Resources<'_>, o: &MtrrOptions, m: &MtrrLog) -> Outcome<String> {
-    let cpu = o.cpu.unwrap_or(0);
+/// The registers of `cpu`'s first run that changed something, before and after.
+pub fn diff(templates: &Templates, m: &MtrrLog, file: &str, cpu: u32) -> Result<String> {
     let run = m
         .runs
         .iter()
         .find(|r| r.cpu == cpu && r.changed())
         .ok_or_else(|| {
             if m.runs.is_empty() {
-                no_runs(&o.mtrr)
+                no_runs(file)
             } else {
                 fail(
-                    format!("CPU {cpu} has no run with changes in `{}`", o.mtrr),
+                    format!("CPU {cpu} has no run with changes in `{file}`"),
                     format!("CPUs with changes: {:?}", m.changed_cpus()),
                 )
             }
@@ -249,14 +218,12 @@ fn diff(cx: &Resources<'_>, o: &MtrrOptions, m: &MtrrLog) -> Outcome<String> {
             Cell::text(deftype_text(&a)),
         ]));
     }
+    let show = |r: &Option<VariableRange>| r.map_or("disabled".to_string(), |r| r.to_string());
     for change in &run.changes {
         if let RegisterChange::Variable {
             reg, before, after, ..
         } = change
         {
-            let show = |r: &Option<kernlog::analysis::mtrr::VariableRange>| {
-                r.map_or("disabled".to_string(), |r| r.to_string())
-            };
             table.rows.push(Row::new(vec![
                 Cell::text(format!("variable {reg}")),
                 Cell::text(show(before)).class("kl-mono"),
@@ -277,7 +244,7 @@ fn diff(cx: &Resources<'_>, o: &MtrrOptions, m: &MtrrLog) -> Outcome<String> {
             Cell::text(a.mem_type.to_string()),
         ]));
     }
-    table.render(cx)
+    table.render(templates)
 }
 
 /// A table of address ranges: register, range, size, memory type.
@@ -285,14 +252,15 @@ fn range_table(title: String) -> TableModel {
     TableModel::new(title, &["register", "range", "size", "type"])
 }
 
-fn boot(cx: &Resources<'_>, o: &MtrrOptions, m: &MtrrLog) -> Outcome<String> {
+/// The first boot-time MTRR table of `file` (`mtrr=debug`'s `MTRR default type` lines).
+pub fn boot(templates: &Templates, m: &MtrrLog, file: &str) -> Result<String> {
     let t = m.boot_tables.first().ok_or_else(|| {
         fail(
-            format!("`{}` has no boot-time MTRR table", o.mtrr),
+            format!("`{file}` has no boot-time MTRR table"),
             "boot with mtrr=debug and capture the `MTRR default type` lines",
         )
     })?;
-    let mut table = range_table(format!("Boot-time MTRRs in {}", o.mtrr));
+    let mut table = range_table(format!("Boot-time MTRRs in {file}"));
     table.rows.push(Row::new(vec![
         Cell::text("default"),
         Cell::text("everything not covered below"),
@@ -324,17 +292,18 @@ fn boot(cx: &Resources<'_>, o: &MtrrOptions, m: &MtrrLog) -> Outcome<String> {
             Cell::text(""),
         ]));
     }
-    table.render(cx)
+    table.render(templates)
 }
 
-fn proc(cx: &Resources<'_>, o: &MtrrOptions, m: &MtrrLog) -> Outcome<String> {
+/// The first `/proc/mtrr` listing of `file`.
+pub fn proc(templates: &Templates, m: &MtrrLog, file: &str) -> Result<String> {
     let dump = m.proc_dumps.first().ok_or_else(|| {
         fail(
-            format!("`{}` has no /proc/mtrr lines", o.mtrr),
+            format!("`{file}` has no /proc/mtrr lines"),
             "capture `cat /proc/mtrr`",
         )
     })?;
-    let mut table = range_table(format!("/proc/mtrr in {}", o.mtrr));
+    let mut table = range_table(format!("/proc/mtrr in {file}"));
     for e in dump {
         table.rows.push(range_row(
             format!("reg{:02}", e.reg),
@@ -343,16 +312,11 @@ fn proc(cx: &Resources<'_>, o: &MtrrOptions, m: &MtrrLog) -> Outcome<String> {
             e.mem_type,
         ));
     }
-    table.render(cx)
+    table.render(templates)
 }
 
 /// One row of a register table: name, address range, size, memory type.
-fn range_row(
-    register: String,
-    range: String,
-    size: u64,
-    mem_type: kernlog::analysis::mtrr::MemType,
-) -> Row {
+fn range_row(register: String, range: String, size: u64, mem_type: MemType) -> Row {
     Row::new(vec![
         Cell::text(register),
         Cell::text(range).class("kl-mono"),
@@ -365,30 +329,22 @@ fn range_row(
 fn size_text(bytes: u64) -> String {
     let units = [(1u64 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")];
     for (scale, name) in units {
-        if bytes >= scale && bytes.is_multiple_of(scale) {
+        // `scale` is a power of two: a multiple of it has no lower bits set.
+        if bytes >= scale && bytes & (scale - 1) == 0 {
             return format!("{} {name}", bytes / scale);
         }
     }
     format!("{bytes} B")
 }
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct DeftypeOptions {
-    /// A capture (a file name) or register values (a list of hex strings or numbers).
-    deftype: yaml_serde::Value,
-    /// Read by `common`; listed so that unknown options are still refused.
-    #[serde(rename = "id")]
-    _id: Option<IgnoredAny>,
-    /// Read by `common`; listed so that unknown options are still refused.
-    #[serde(rename = "caption")]
-    _caption: Option<IgnoredAny>,
-}
-
-/// IA32_MTRR_DEF_TYPE decoded: given values, or each CPU's value before and after its first
-/// rewrite in a capture.
-pub fn deftype(cx: &Resources<'_>, body: &str) -> Outcome<String> {
-    let o: DeftypeOptions = options(body)?;
+/// IA32_MTRR_DEF_TYPE decoded, one row per labelled value; an error when there is none.
+fn deftype_table(templates: &Templates, values: Vec<(String, DefType)>) -> Result<String> {
+    if values.is_empty() {
+        return Err(fail(
+            "no value to decode",
+            "list values like [0xc00, 0xc06]",
+        ));
+    }
     let mut table = TableModel::new(
         "IA32_MTRR_DEF_TYPE decoded",
         &[
@@ -399,76 +355,50 @@ pub fn deftype(cx: &Resources<'_>, body: &str) -> Outcome<String> {
             "default type (bits 0-7)",
         ],
     );
-    let row = |label: String, d: DefType| {
-        Row::new(vec![
+    let state = |on: bool| if on { "enabled" } else { "disabled" };
+    for (label, d) in values {
+        table.rows.push(Row::new(vec![
             Cell::text(label),
             Cell::text(format!("{:#x}", d.raw)).class("kl-mono"),
-            Cell::text(if d.enabled { "enabled" } else { "disabled" }),
-            Cell::text(if d.fixed_enabled {
-                "enabled"
-            } else {
-                "disabled"
-            }),
+            Cell::text(state(d.enabled)),
+            Cell::text(state(d.fixed_enabled)),
             Cell::text(d.default_type.to_string()),
-        ])
-    };
-    match o.deftype {
-        yaml_serde::Value::Sequence(values) => {
-            for v in values {
-                let raw = match &v {
-                    yaml_serde::Value::String(s) => {
-                        u64::from_str_radix(s.trim_start_matches("0x"), 16).ok()
-                    }
-                    yaml_serde::Value::Number(n) => n.as_u64(),
-                    _ => None,
-                };
-                let raw = raw.ok_or_else(|| {
-                    let shown = yaml_serde::to_string(&v).unwrap_or_default();
-                    fail(
-                        format!(
-                            "`{}` is not a 64-bit register value",
-                            crate::expr::cut(shown.trim())
-                        ),
-                        "write values like 0xc06, at most 0xffffffffffffffff",
-                    )
-                })?;
-                table.rows.push(row(String::new(), decode_deftype(raw)));
-            }
+        ]));
+    }
+    table.render(templates)
+}
+
+/// IA32_MTRR_DEF_TYPE values decoded.
+pub fn deftype_values(templates: &Templates, values: &[u64]) -> Result<String> {
+    let rows = values
+        .iter()
+        .map(|&raw| (String::new(), decode_deftype(raw)))
+        .collect();
+    deftype_table(templates, rows)
+}
+
+/// Each CPU's IA32_MTRR_DEF_TYPE in `file` as its first MTRR check found it, and as that
+/// check wrote it when it wrote another value.
+pub fn deftype_of_log(templates: &Templates, m: &MtrrLog, file: &str) -> Result<String> {
+    if m.runs.is_empty() {
+        return Err(no_runs(file));
+    }
+    let mut rows = Vec::new();
+    for cpu in m.cpus() {
+        let Some(r) = m.runs.iter().find(|r| r.cpu == cpu) else {
+            continue;
+        };
+        if let Some(b) = r.deftype_before {
+            rows.push((format!("CPU {cpu} as found"), b));
         }
-        yaml_serde::Value::String(file) => {
-            let analysis = cx.data.analysis(&file)?;
-            let m = &analysis.mtrr;
-            if m.runs.is_empty() {
-                return Err(no_runs(&file));
+        match r.deftype_after {
+            Some(a) if r.deftype_before.is_none_or(|b| b.raw != a.raw) => {
+                rows.push((format!("CPU {cpu} written"), a));
             }
-            for cpu in m.cpus() {
-                let Some(r) = m.runs.iter().find(|r| r.cpu == cpu) else {
-                    continue;
-                };
-                if let Some(b) = r.deftype_before {
-                    table.rows.push(row(format!("CPU {cpu} as found"), b));
-                }
-                if let Some(a) = r.deftype_after
-                    && r.deftype_before.is_none_or(|b| b.raw != a.raw)
-                {
-                    table.rows.push(row(format!("CPU {cpu} written"), a));
-                }
-            }
-        }
-        _ => {
-            return Err(fail(
-                "`deftype` takes a capture or a list of register values",
-                "write `deftype: mtrr/x.log` or `deftype: [0xc00, 0xc06]`",
-            ));
+            _ => {}
         }
     }
-    if table.rows.is_empty() {
-        return Err(fail(
-            "no value to decode",
-            "list values like [0xc00, 0xc06]",
-        ));
-    }
-    table.render(cx)
+    deftype_table(templates, rows)
 }
 
 #[cfg(test)]
@@ -481,5 +411,6 @@ mod tests {
         assert_eq!(size_text(2 << 30), "2 GiB");
         assert_eq!(size_text(640 << 10), "640 KiB");
         assert_eq!(size_text(1000), "1000 B");
+        assert_eq!(size_text(3 << 20), "3 MiB");
     }
 }

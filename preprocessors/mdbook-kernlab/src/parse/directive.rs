@@ -80,7 +80,7 @@ pub struct Common {
 /// Read the kind, id and caption of a block body (also used to number figures before
 /// rendering).
 pub fn common(body: &str) -> Outcome<Common> {
-    let value: Value = crate::yaml::from_str(body).map_err(|e| yaml_failure(body, &e))?;
+    let value: Value = crate::parse::yaml::from_str(body).map_err(|e| yaml_failure(body, &e))?;
     let map = value.as_object().ok_or_else(|| {
         fail(
             "a kernlab block must be a YAML mapping",
@@ -144,7 +144,7 @@ pub fn common(body: &str) -> Outcome<Common> {
     let caption = string("caption")?;
     if let Some(c) = caption.as_deref().filter(|c| c.contains("{{")) {
         return Err(fail(
-            format!("the caption `{}` holds a `{{{{`", crate::expr::cut(c)),
+            format!("the caption `{}` holds a `{{{{`", crate::error::cut(c)),
             "a caption is plain text: directives are not rendered inside it; write the figure in the prose around the block",
         ));
     }
@@ -159,7 +159,7 @@ pub fn common(body: &str) -> Outcome<Common> {
 
 /// A YAML error, placed on the block's line as the chapter counts lines: YAML also breaks
 /// lines at a lone carriage return, Markdown sources are counted by `\n`.
-fn yaml_failure(body: &str, e: &crate::yaml::YamlError) -> Failure {
+fn yaml_failure(body: &str, e: &crate::parse::yaml::YamlError) -> Failure {
     let mut message = e.to_string();
     let mut offset = 0;
     if let Some(at) = e.location() {
@@ -180,7 +180,7 @@ fn yaml_failure(body: &str, e: &crate::yaml::YamlError) -> Failure {
 
 /// Deserialize a block's options; unknown options fail with the list of known ones.
 pub fn options<T: DeserializeOwned>(body: &str) -> Outcome<T> {
-    crate::yaml::from_str(body).map_err(|e| yaml_failure(body, &e))
+    crate::parse::yaml::from_str(body).map_err(|e| yaml_failure(body, &e))
 }
 
 /// Parse an option written `START-END` (two numbers, START <= END).

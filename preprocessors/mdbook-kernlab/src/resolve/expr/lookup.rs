@@ -4,9 +4,9 @@
 use serde_json::Value;
 
 use super::Quantity;
-use super::units::cut;
-use crate::data::DataStore;
+use crate::error::cut;
 use crate::error::{Outcome, fail};
+use crate::resolve::data::DataStore;
 
 /// The time stamp of the first record of `file` whose message matches `/regex/`.
 pub(super) fn record_time(reference: &str, data: &DataStore) -> Outcome<Quantity> {

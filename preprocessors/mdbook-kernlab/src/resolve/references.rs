@@ -56,16 +56,16 @@ fn read_yaml<T: serde::de::DeserializeOwned>(path: &Path) -> Result<(T, String),
     let size = std::fs::metadata(path)
         .map_err(|e| format!("{}: {e}", path.display()))?
         .len();
-    if size > crate::data::MAX_DOCUMENT_BYTES {
+    if size > crate::resolve::data::MAX_DOCUMENT_BYTES {
         return Err(format!(
             "{}: {} bytes, more than the {} MiB an index may have; keep one entry per symbol or thread the book links to",
             path.display(),
             size,
-            crate::data::MAX_DOCUMENT_BYTES >> 20
+            crate::resolve::data::MAX_DOCUMENT_BYTES >> 20
         ));
     }
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let value = crate::yaml::from_str(&text).map_err(|e| {
+    let value = crate::parse::yaml::from_str(&text).map_err(|e| {
         let line = e.location().map_or(String::new(), |l| format!(":{}", l.line));
         format!(
             "{}{line}: not an index of the kind book.toml says it is: {} (the format is in mdbook-kernlab's README, `symbols.yaml` and `threads.yaml`)",
@@ -100,7 +100,7 @@ fn check_word(path: &Path, text: &str, field: &str, value: &str) -> Result<(), S
         return Err(format!(
             "{}: `{field}: {}` is empty or holds a blank or a control character; {field} values are single words",
             place(path, text, field, value, 1),
-            crate::render::escape(value)
+            views::escape(value)
         ));
     }
     Ok(())
