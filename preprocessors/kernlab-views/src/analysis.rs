@@ -12,6 +12,19 @@ use crate::error::{Result, fail};
 use crate::table::{Cell, Row, TableModel, chart_id, duration};
 use crate::templates::Templates;
 
+/// One suspend/resume cycle of an analysed log, as a view shows it.
+#[derive(Debug, Clone, Copy)]
+pub struct CycleOf<'a> {
+    /// The log's analysis.
+    pub analysis: &'a Analysis,
+    /// The log's name in titles and messages.
+    pub file: &'a str,
+    /// The cycle, numbered from 0.
+    pub index: usize,
+    /// The chart's SVG id (default: one derived from `file`).
+    pub id: Option<&'a str>,
+}
+
 /// Cycle `index` of `file`'s analysis, or an error that says how many there are.
 pub fn cycle<'a>(analysis: &'a Analysis, index: usize, file: &str) -> Result<&'a Cycle> {
     analysis.cycles.get(index).ok_or_else(|| {
@@ -41,17 +54,15 @@ pub fn chart_and_table(
     Ok(html)
 }
 
-/// Per-CPU bring-up of cycle `index` of `file`: a Gantt-style chart from each Booting line
-/// to `CPUn is up` (unless `chart` is false), and a table. `id` names the chart's SVG
-/// (default: one derived from `file`).
-pub fn bringup(
-    templates: &Templates,
-    analysis: &Analysis,
-    file: &str,
-    index: usize,
-    id: Option<&str>,
-    chart: bool,
-) -> Result<String> {
+/// Per-CPU bring-up of a cycle: a Gantt-style chart from each Booting line to `CPUn is up`
+/// (unless `chart` is false), and a table.
+pub fn bringup(templates: &Templates, of: CycleOf<'_>, chart: bool) -> Result<String> {
+    let CycleOf {
+        analysis,
+        file,
+        index,
+        id,
+    } = of;
     let c = cycle(analysis, index, file)?;
     // Measure from `Enabling non-boot CPUs`, or from the first Booting line if the capture
     // starts later.
@@ -144,14 +155,14 @@ pub fn bringup(
     chart_and_table(templates, &chart_model, &table, chart)
 }
 
-/// The phases of cycle `index` of `file` on a time axis, with a table of the same.
-pub fn timeline(
-    templates: &Templates,
-    analysis: &Analysis,
-    file: &str,
-    index: usize,
-    id: Option<&str>,
-) -> Result<String> {
+/// The phases of a cycle on a time axis, with a table of the same.
+pub fn timeline(templates: &Templates, of: CycleOf<'_>) -> Result<String> {
+    let CycleOf {
+        analysis,
+        file,
+        index,
+        id,
+    } = of;
     let c = cycle(analysis, index, file)?;
     let first = c.phases.first().ok_or_else(|| {
         fail(
@@ -324,7 +335,13 @@ mod tests {
     fn the_bring_up_table_gives_each_cpu_its_time_and_marks_the_slow_one() {
         let analysis = kernlog::analyze_str(LOG);
         let t = Templates::builtin().unwrap();
-        let html = bringup(&t, &analysis, "<i>run</i>.log", 0, None, true).unwrap();
+        let of = |file, index| CycleOf {
+            analysis: &analysis,
+            file,
+            index,
+            id: None,
+        };
+        let html = bringup(&t, of("<i>run</i>.log", 0), true).unwrap();
         assert_eq!(html.matches("<svg").count(), 1, "{html}");
         let row = |cpu: &str| {
             html.lines()
@@ -338,7 +355,7 @@ mod tests {
         assert!(row("CPU2").contains(">2.000 ms<") && row("CPU2").contains(">656.300 ms<"));
         // The file name is data: escaped wherever it is shown.
         assert!(!html.contains("<i>") && html.contains("&lt;i&gt;run&lt;/i&gt;.log"));
-        let without_chart = bringup(&t, &analysis, "run.log", 0, None, false).unwrap();
+        let without_chart = bringup(&t, of("run.log", 0), false).unwrap();
         assert!(!without_chart.contains("<svg"));
     }
 
@@ -346,14 +363,20 @@ mod tests {
     fn the_timeline_shows_the_enable_phase_and_a_missing_cycle_is_an_error_with_a_hint() {
         let analysis = kernlog::analyze_str(LOG);
         let t = Templates::builtin().unwrap();
-        let e = bringup(&t, &analysis, "run.log", 1, None, true).unwrap_err();
+        let of = |index| CycleOf {
+            analysis: &analysis,
+            file: "run.log",
+            index,
+            id: None,
+        };
+        let e = bringup(&t, of(1), true).unwrap_err();
         assert_eq!(
             e.message,
             "`run.log` has 1 suspend/resume cycle(s); there is no cycle 1"
         );
         assert!(e.hint.is_some_and(|h| h.contains("numbered from 0")));
         // From `Enabling non-boot CPUs` (line 1) to the last CPU up (line 5): 656.3 ms.
-        let html = timeline(&t, &analysis, "run.log", 0, None).unwrap();
+        let html = timeline(&t, of(0)).unwrap();
         assert!(
             html.contains("<tr><td>enable cpus</td><td>1-5</td><td class=\"kl-num\">0.000 s</td><td class=\"kl-num\">656.300 ms</td></tr>"),
             "{html}"

@@ -7,8 +7,11 @@ use serde::Serialize;
 /// One horizontal bar, from `start` to `end` on the value axis.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Bar {
+    /// The bar's name, left of the axis.
     pub label: String,
+    /// Where the bar starts, in the axis' unit.
     pub start: f64,
+    /// Where it ends.
     pub end: f64,
     /// Text shown after the bar (usually the value).
     pub note: String,
@@ -19,10 +22,15 @@ pub struct Bar {
 /// A horizontal bar chart (also used for timelines and ranges).
 #[derive(Debug, Clone, PartialEq)]
 pub struct HBar {
+    /// The SVG's id (its title and description ids derive from it).
     pub id: String,
+    /// The chart's name, read out by screen readers.
     pub title: String,
+    /// What the chart shows, in a sentence or two.
     pub desc: String,
+    /// The value axis' label.
     pub axis_label: String,
+    /// The bars, top to bottom.
     pub bars: Vec<Bar>,
 }
 
@@ -52,6 +60,7 @@ impl Frame {
     }
 }
 
+/// A bar chart laid out for the `hbar` template.
 #[derive(Debug, Serialize)]
 pub struct HBarSvg {
     #[serde(flatten)]

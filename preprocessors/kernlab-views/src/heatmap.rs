@@ -10,29 +10,39 @@ use crate::charts::{Frame, WIDTH, f1};
 /// One row: a label and one value (or none) per column.
 #[derive(Debug, Clone, PartialEq)]
 pub struct HeatRow {
+    /// The row's name.
     pub label: String,
+    /// One value per column, `None` where there is none.
     pub cells: Vec<Option<f64>>,
 }
 
 /// Rows under a common heading (e.g. the probes of one log).
 #[derive(Debug, Clone, PartialEq)]
 pub struct HeatGroup {
+    /// The heading.
     pub label: String,
+    /// Its rows.
     pub rows: Vec<HeatRow>,
 }
 
 /// A heat map of positive values on a log colour scale.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Heatmap {
+    /// The SVG's id.
     pub id: String,
+    /// The map's name, read out by screen readers.
     pub title: String,
+    /// What the map shows.
     pub desc: String,
     /// The unit of the values, shown in the legend (e.g. `ms`).
     pub unit: String,
+    /// The column headings.
     pub columns: Vec<String>,
+    /// The groups of rows, top to bottom.
     pub groups: Vec<HeatGroup>,
 }
 
+/// A heat map laid out for the `heatmap` template.
 #[derive(Debug, Serialize)]
 pub struct HeatmapSvg {
     #[serde(flatten)]

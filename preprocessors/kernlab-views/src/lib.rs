@@ -17,6 +17,8 @@
 //!
 //! A view that cannot be drawn from its data returns an [`Error`] with a hint.
 
+#![warn(missing_docs)]
+
 pub mod analysis;
 pub mod bundle;
 pub mod captures;

@@ -8,6 +8,7 @@ use kernlog::analysis::mtrr::{
 };
 use serde::Deserialize;
 
+use crate::analysis::CycleOf;
 use crate::charts::{Bar, HBar};
 use crate::error::{Error, Result, fail};
 use crate::table::{Cell, Row, TableModel, chart_id};
@@ -135,14 +136,14 @@ pub fn changes(templates: &Templates, m: &MtrrLog, file: &str, all_runs: bool) -
     table.render(templates)
 }
 
-/// MTRR runs per step of the bring-up of cycle `index`, as a chart and a table.
-pub fn rendezvous(
-    templates: &Templates,
-    analysis: &Analysis,
-    file: &str,
-    index: usize,
-    id: Option<&str>,
-) -> Result<String> {
+/// MTRR runs per step of a cycle's bring-up, as a chart and a table.
+pub fn rendezvous(templates: &Templates, of: CycleOf<'_>) -> Result<String> {
+    let CycleOf {
+        analysis,
+        file,
+        index,
+        id,
+    } = of;
     if analysis.mtrr.runs.is_empty() {
         return Err(no_runs(file));
     }

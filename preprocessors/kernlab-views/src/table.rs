@@ -9,28 +9,40 @@ use crate::templates::Templates;
 /// A table for the `table` template.
 #[derive(Debug, Default, Serialize)]
 pub struct TableModel {
+    /// Extra CSS classes of the table.
     pub class: String,
+    /// What the table lists, as its (visually hidden) caption.
     pub summary: String,
+    /// The column headings.
     pub headers: Vec<Cell>,
+    /// The rows.
     pub rows: Vec<Row>,
 }
 
+/// A table row.
 #[derive(Debug, Default, Serialize)]
 pub struct Row {
+    /// CSS classes of the row (`kl-slow`, `kl-total`, ...).
     pub class: String,
+    /// Its cells, one per column.
     pub cells: Vec<Cell>,
 }
 
+/// A table cell: text (escaped), lines of text, or trusted HTML.
 #[derive(Debug, Default, Clone, Serialize)]
 pub struct Cell {
+    /// The text, escaped when rendered.
     pub text: String,
+    /// CSS classes of the cell.
     pub class: String,
+    /// Lines shown one under the other instead of `text`.
     pub lines: Vec<String>,
     /// Trusted HTML built by the directive (links); shown instead of `text`.
     pub html: String,
 }
 
 impl Cell {
+    /// A cell of text.
     pub fn text(text: impl Into<String>) -> Self {
         Cell {
             text: text.into(),
@@ -47,6 +59,7 @@ impl Cell {
         }
     }
 
+    /// The cell with one more CSS class.
     pub fn class(mut self, class: &str) -> Self {
         if !self.class.is_empty() {
             self.class.push(' ');
@@ -55,6 +68,7 @@ impl Cell {
         self
     }
 
+    /// A cell of several lines.
     pub fn lines(lines: Vec<String>) -> Self {
         Cell {
             lines,
@@ -64,6 +78,7 @@ impl Cell {
 }
 
 impl Row {
+    /// A row of `cells`, no class.
     pub fn new(cells: Vec<Cell>) -> Self {
         Row {
             class: String::new(),
@@ -73,6 +88,7 @@ impl Row {
 }
 
 impl TableModel {
+    /// An empty table with a summary and column headings.
     pub fn new(summary: impl Into<String>, headers: &[&str]) -> Self {
         TableModel {
             class: String::new(),

@@ -10,6 +10,7 @@ use anyhow::{Context, Result, anyhow};
 use kernlog::evidence::Evidence;
 use kernlog::judge::compare::resumed;
 use kernlog::render::reply::render_reply;
+use views::analysis::CycleOf;
 use views::{STYLESHEET, Templates, escape};
 
 /// At most this many cycles of one input get their charts.
@@ -70,28 +71,22 @@ fn section(out: &mut String, t: &Templates, e: &Evidence, index: usize) -> Resul
         .collect();
     for &i in cycles.iter().take(CYCLES_SHOWN) {
         let _ = writeln!(out, "<h3>Cycle {}</h3>", i + 1);
-        let id = |what: &str| format!("in{index}-c{i}-{what}");
+        let (timeline, bringup) = (
+            format!("in{index}-c{i}-timeline"),
+            format!("in{index}-c{i}-bringup"),
+        );
+        let of = |id| CycleOf {
+            analysis,
+            file: &file,
+            index: i,
+            id: Some(id),
+        };
         if analysis.cycles[i].phases.is_empty() {
             out.push_str("<p>No complete phase in this cycle: no timeline.</p>\n");
         } else {
-            let id = id("timeline");
-            out.push_str(&views::analysis::timeline(
-                t,
-                analysis,
-                &file,
-                i,
-                Some(&id),
-            )?);
+            out.push_str(&views::analysis::timeline(t, of(&timeline))?);
         }
-        let id_bringup = id("bringup");
-        out.push_str(&views::analysis::bringup(
-            t,
-            analysis,
-            &file,
-            i,
-            Some(&id_bringup),
-            true,
-        )?);
+        out.push_str(&views::analysis::bringup(t, of(&bringup), true)?);
         let window = analysis.cycle_lines(i);
         // The diff of the first CPU whose registers were rewritten in this cycle (the boot
         // CPU's restore, or an AP's when the firmware changed only the APs).

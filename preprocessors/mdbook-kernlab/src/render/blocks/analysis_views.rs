@@ -4,7 +4,7 @@
 
 use serde::Deserialize;
 use serde::de::IgnoredAny;
-use views::analysis::{TraceView, chart_and_table};
+use views::analysis::{CycleOf, TraceView, chart_and_table};
 use views::charts::{Bar, HBar};
 use views::table::{Cell, Row, TableModel, chart_id};
 
@@ -30,12 +30,15 @@ struct BringupOptions {
 pub fn bringup(cx: &Resources<'_>, body: &str) -> Outcome<String> {
     let o: BringupOptions = options(body)?;
     let analysis = cx.data.analysis(&o.bringup)?;
+    let of = CycleOf {
+        analysis: &analysis,
+        file: &o.bringup,
+        index: o.cycle,
+        id: o.id.as_deref(),
+    };
     Ok(views::analysis::bringup(
         cx.templates,
-        &analysis,
-        &o.bringup,
-        o.cycle,
-        o.id.as_deref(),
+        of,
         o.chart.unwrap_or(true),
     )?)
 }
@@ -56,13 +59,13 @@ struct TimelineOptions {
 pub fn timeline(cx: &Resources<'_>, body: &str) -> Outcome<String> {
     let o: TimelineOptions = options(body)?;
     let analysis = cx.data.analysis(&o.timeline)?;
-    Ok(views::analysis::timeline(
-        cx.templates,
-        &analysis,
-        &o.timeline,
-        o.cycle,
-        o.id.as_deref(),
-    )?)
+    let of = CycleOf {
+        analysis: &analysis,
+        file: &o.timeline,
+        index: o.cycle,
+        id: o.id.as_deref(),
+    };
+    Ok(views::analysis::timeline(cx.templates, of)?)
 }
 
 #[derive(Debug, Deserialize)]

@@ -4,6 +4,7 @@
 
 use serde::Deserialize;
 use serde::de::IgnoredAny;
+use views::analysis::CycleOf;
 use views::mtrr::{self as view, MtrrView};
 
 use super::Resources;
@@ -45,9 +46,15 @@ pub fn render(cx: &Resources<'_>, body: &str) -> Outcome<String> {
         MtrrView::Diff => view::diff(t, m, file, o.cpu.unwrap_or(0)),
         MtrrView::Boot => view::boot(t, m, file),
         MtrrView::Proc => view::proc(t, m, file),
-        MtrrView::Rendezvous => {
-            view::rendezvous(t, &analysis, file, o.cycle.unwrap_or(0), o.id.as_deref())
-        }
+        MtrrView::Rendezvous => view::rendezvous(
+            t,
+            CycleOf {
+                analysis: &analysis,
+                file,
+                index: o.cycle.unwrap_or(0),
+                id: o.id.as_deref(),
+            },
+        ),
     }?)
 }
 
