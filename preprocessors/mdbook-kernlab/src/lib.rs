@@ -6,8 +6,8 @@
 //! symbols and mailing-list threads become links. See the README for the syntax.
 //!
 //! Data flow, a folder a step (the views themselves are the views crate's):
-//! - [`parse`]: Markdown --[`parse::scan`]--> directives; a block's YAML
-//!   --[`parse::directive`]--> its kind and typed options; an inline value
+//! - [`parse`]: Markdown --[`parse::scan`]--> directives; a block's YAML (read by
+//!   [`parse::yaml`]) --[`parse::directive`]--> its kind and typed options; an inline value
 //!   --[`parse::expr`]--> an expression tree;
 //! - [`resolve`]: the files they name, read and analysed once per run
 //!   ([`resolve::data`]); symbols and threads ([`resolve::references`]); figure numbers and
