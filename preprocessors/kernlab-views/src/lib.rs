@@ -7,8 +7,8 @@
 //! Data flow, a module a step:
 //! - the views: [`analysis`] (bring-up, timeline, trace), [`mtrr`] (changes, diff, boot
 //!   table, `/proc/mtrr`, rendezvous, IA32_MTRR_DEF_TYPE), [`bundle`] (MTRR dumps),
-//!   [`captures`] (histograms, counts, bisect logs), [`probes`] (table and heat map) build
-//!   models
+//!   [`captures`] (histograms, counts, bisect logs), [`probes`] (table and heat map),
+//!   [`verdicts`] (findings, checklist) build models
 //! - the models: [`table`] (rows and cells), [`charts`] (bar charts) and [`heatmap`] lay
 //!   them out with fixed decimals, so the same data always gives the same bytes
 //! - the output: [`templates`] renders them through the handlebars templates of
@@ -30,6 +30,7 @@ pub mod mtrr;
 pub mod probes;
 pub mod table;
 pub mod templates;
+pub mod verdicts;
 
 pub use error::{Error, Result};
 pub use escape::escape;
