@@ -25,6 +25,13 @@ pub struct CycleOf<'a> {
     pub id: Option<&'a str>,
 }
 
+impl<'a> CycleOf<'a> {
+    /// The cycle itself, or an error that says how many there are.
+    pub fn cycle(&self) -> Result<&'a Cycle> {
+        cycle(self.analysis, self.index, self.file)
+    }
+}
+
 /// Cycle `index` of `file`'s analysis, or an error that says how many there are.
 pub fn cycle<'a>(analysis: &'a Analysis, index: usize, file: &str) -> Result<&'a Cycle> {
     analysis.cycles.get(index).ok_or_else(|| {
@@ -57,13 +64,8 @@ pub fn chart_and_table(
 /// Per-CPU bring-up of a cycle: a Gantt-style chart from each Booting line to `CPUn is up`
 /// (unless `chart` is false), and a table.
 pub fn bringup(templates: &Templates, of: CycleOf<'_>, chart: bool) -> Result<String> {
-    let CycleOf {
-        analysis,
-        file,
-        index,
-        id,
-    } = of;
-    let c = cycle(analysis, index, file)?;
+    let c = of.cycle()?;
+    let (analysis, file, index) = (of.analysis, of.file, of.index);
     // Measure from `Enabling non-boot CPUs`, or from the first Booting line if the capture
     // starts later.
     let first_booting = c
@@ -144,7 +146,7 @@ pub fn bringup(templates: &Templates, of: CycleOf<'_>, chart: bool) -> Result<St
         ],
     });
     let chart_model = HBar {
-        id: chart_id(id, file),
+        id: chart_id(of.id, file),
         title: format!("CPU bring-up, {file}"),
         desc: format!(
             "Each bar runs from a CPU's Booting line to its 'is up' line, in seconds after {origin_name}. All CPUs were up after {total}. The table below lists the same figures."
@@ -157,13 +159,8 @@ pub fn bringup(templates: &Templates, of: CycleOf<'_>, chart: bool) -> Result<St
 
 /// The phases of a cycle on a time axis, with a table of the same.
 pub fn timeline(templates: &Templates, of: CycleOf<'_>) -> Result<String> {
-    let CycleOf {
-        analysis,
-        file,
-        index,
-        id,
-    } = of;
-    let c = cycle(analysis, index, file)?;
+    let c = of.cycle()?;
+    let (analysis, file, index) = (of.analysis, of.file, of.index);
     let first = c.phases.first().ok_or_else(|| {
         fail(
             format!("`{file}` shows no complete phase in cycle {index}"),
@@ -196,7 +193,7 @@ pub fn timeline(templates: &Templates, of: CycleOf<'_>) -> Result<String> {
         ]));
     }
     let chart = HBar {
-        id: chart_id(id, file),
+        id: chart_id(of.id, file),
         title: format!("Suspend/resume phases, {file}"),
         desc: format!(
             "One bar per phase of cycle {index}, placed at its start in seconds after the first phase began; the label gives its duration. The table below lists the same figures."
@@ -319,11 +316,11 @@ pub fn trace(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     /// One resume's bring-up: CPU1 takes 654 ms from its Booting line (slow), CPU2 2 ms.
-    const LOG: &str = "\
+    pub(crate) const LOG: &str = "\
 [  100.000000] Enabling non-boot CPUs ...
 [  100.000200] smpboot: Booting Node 0 Processor 1 APIC 0x2
 [  100.654200] CPU1 is up

@@ -138,16 +138,11 @@ pub fn changes(templates: &Templates, m: &MtrrLog, file: &str, all_runs: bool) -
 
 /// MTRR runs per step of a cycle's bring-up, as a chart and a table.
 pub fn rendezvous(templates: &Templates, of: CycleOf<'_>) -> Result<String> {
-    let CycleOf {
-        analysis,
-        file,
-        index,
-        id,
-    } = of;
+    let (analysis, file) = (of.analysis, of.file);
     if analysis.mtrr.runs.is_empty() {
         return Err(no_runs(file));
     }
-    let steps = kernlog::analysis::rendezvous_per_step(analysis, index).ok_or_else(|| {
+    let steps = kernlog::analysis::rendezvous_per_step(analysis, of.index).ok_or_else(|| {
         fail(
             format!("`{file}` has no complete CPU bring-up to split the runs by"),
             "the capture needs `Enabling non-boot CPUs` and every `CPUn is up` line",
@@ -178,7 +173,7 @@ pub fn rendezvous(templates: &Templates, of: CycleOf<'_>) -> Result<String> {
         cells: vec![Cell::text("all"), Cell::num(total.to_string())],
     });
     let chart = HBar {
-        id: chart_id(id, &format!("{file}-rendezvous")),
+        id: chart_id(of.id, &format!("{file}-rendezvous")),
         title: format!("MTRR checks per step, {file}"),
         desc: format!(
             "Number of MTRR set-state runs in each step: before the secondary CPUs start, while each is brought up, and after all are up; {total} in all. The table below lists the same counts."

@@ -73,15 +73,11 @@ pub fn checklist(templates: &Templates, checklist: &Checklist) -> Result<String>
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analysis::tests::LOG;
     use kernlog::judge::checklist::{Limits, check};
 
-    /// CPU1 takes 654 ms from its Booting line to up: over the library's slow bring-up
-    /// limit (100 ms), so a finding and a failed checklist item.
-    const LOG: &str = "\
-[  100.000000] Enabling non-boot CPUs ...
-[  100.000200] smpboot: Booting Node 0 Processor 1 APIC 0x2
-[  100.654200] CPU1 is up
-";
+    // In LOG, CPU1 takes 654 ms from its Booting line to up: over the library's slow
+    // bring-up limit (100 ms), so a finding and a failed checklist item.
 
     #[test]
     fn a_slow_bring_up_is_a_finding_linked_where_a_link_is_given() {
