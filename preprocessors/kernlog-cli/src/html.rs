@@ -112,7 +112,7 @@ fn section(out: &mut String, t: &Templates, e: &Evidence, index: usize) -> Resul
         None => None,
     };
     if let Some(table) = dumps {
-        out.push_str("<h3>BundleContents MTRRs</h3>\n");
+        out.push_str("<h3>Captured MTRRs</h3>\n");
         out.push_str(&table);
         out.push('\n');
     }

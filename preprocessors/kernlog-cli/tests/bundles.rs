@@ -315,7 +315,7 @@ fn the_html_page_is_self_contained_and_escapes_the_data() {
     // chart (2 inputs x 5 cycles x 2 charts), the MTRR diff of each cycle's changed run,
     // and the captured MTRRs (20 CPU dumps of each input, none differing).
     assert_eq!(html.matches("<svg").count(), 20);
-    assert_eq!(html.matches("<h3>BundleContents MTRRs</h3>").count(), 2);
+    assert_eq!(html.matches("<h3>Captured MTRRs</h3>").count(), 2);
     assert!(html.contains("MTRRdefType"), "the MTRR diff view");
 }
 
