@@ -331,6 +331,34 @@ fn the_html_page_is_self_contained_and_escapes_the_data() {
 }
 
 #[test]
+fn report_html_of_standard_input_has_the_views() {
+    let log = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/before-fix.log");
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("page.html");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_kernlog"))
+        .args(["report", "--html", s(&page), "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    let bytes = fs::read(&log).unwrap();
+    child.stdin.take().unwrap().write_all(&bytes).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out).1);
+    let html = fs::read_to_string(&page).unwrap();
+    assert!(!html.contains("no views"), "{html}");
+    assert!(html.contains("CPU bring-up, standard input"), "{html}");
+    // CPU1: Booting at 102.942180, up at 103.596184 (the fixture's lines 2 and 4).
+    let cpu1 = html
+        .lines()
+        .find(|l| l.contains("<td>CPU1</td>"))
+        .unwrap_or_else(|| panic!("no CPU1 row in {html}"));
+    assert!(cpu1.contains(">654.004 ms<"), "{cpu1}");
+}
+
+#[test]
 fn report_html_of_a_plain_log_and_an_unwritable_file() {
     let log = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/before-fix.log");
     let dir = tempfile::tempdir().unwrap();

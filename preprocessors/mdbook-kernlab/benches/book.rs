@@ -9,8 +9,8 @@ use std::time::Instant;
 
 use mdbook_driver::MDBook;
 use mdbook_driver::book::BookItem;
-use mdbook_kernlab::book_index::BookIndex;
 use mdbook_kernlab::config::Config;
+use mdbook_kernlab::resolve::book_index::BookIndex;
 use mdbook_kernlab::{Chapter, Engine, KernLab};
 
 fn copy(from: &Path, to: &Path) {
@@ -103,6 +103,7 @@ fn main() {
         "data",
         "theme",
         "preprocessors/mdbook-kernlab/assets",
+        "preprocessors/kernlab-views/assets",
     ] {
         copy(&repo.join(part), &root.join(part));
     }
@@ -128,6 +129,7 @@ fn main() {
         "data",
         "theme",
         "preprocessors/mdbook-kernlab/assets",
+        "preprocessors/kernlab-views/assets",
     ] {
         copy(&root.join(part), &rendered.path().join(part));
     }

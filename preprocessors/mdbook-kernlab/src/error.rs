@@ -54,6 +54,16 @@ impl Failure {
     }
 }
 
+impl From<views::Error> for Failure {
+    fn from(e: views::Error) -> Self {
+        Failure {
+            message: e.message,
+            hint: e.hint,
+            line_offset: 0,
+        }
+    }
+}
+
 /// Shorthand for a failure with a hint.
 pub fn fail(message: impl Into<String>, hint: impl Into<String>) -> Failure {
     Failure::new(message).hint(hint)
@@ -73,5 +83,14 @@ pub fn short(error: &dyn std::fmt::Display) -> String {
             text.chars().count()
         ),
         None => text,
+    }
+}
+
+/// A value from the book's text, cut to a length that fits in one error line.
+pub fn cut(text: &str) -> String {
+    const MAX: usize = 60;
+    match text.char_indices().nth(MAX) {
+        Some((at, _)) => format!("{}... ({} characters)", &text[..at], text.chars().count()),
+        None => text.to_string(),
     }
 }

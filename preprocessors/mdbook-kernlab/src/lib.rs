@@ -5,49 +5,43 @@
 //! tables, and numbers in the prose computed from (or checked against) the data. Kernel
 //! symbols and mailing-list threads become links. See the README for the syntax.
 //!
-//! Data flow, a module a step:
-//! - parse: Markdown --[`mod@scan`]--> directives; a block's YAML --[`directive`]--> its kind
-//!   and typed options; an inline value --[`expr::syntax`]--> an expression tree;
-//! - resolve: the files they name, read and analysed once per run through [`data`];
-//! - render: [`blocks`], [`inline`], [`highlight`], with the chart geometry of [`charts`] and
-//!   [`heatmap`], into HTML from the templates in `assets/templates/` (or a book's
-//!   overrides, [`render`]) --[`scan::splice`]--> Markdown for mdBook.
+//! Data flow, a folder a step (the views themselves are the views crate's):
+//! - [`parse`]: Markdown --[`parse::scan`]--> directives; a block's YAML (read by
+//!   `kernlog::parse::yaml`) --[`parse::directive`]--> its kind and typed options; an inline value
+//!   --[`parse::expr`]--> an expression tree;
+//! - [`resolve`]: the files they name, read and analysed once per run
+//!   ([`resolve::data`]); symbols and threads ([`resolve::references`]); figure numbers and
+//!   ids ([`resolve::book_index`]); expressions evaluated ([`resolve::expr`]);
+//! - [`render`]: [`render::blocks`] read a block's options and data and call the views
+//!   crate; [`render::inline`] and [`render::highlight`] (syntect) render the rest; all
+//!   through the templates of [`render::templates`] (the views crate's, or a book's
+//!   overrides) --[`parse::scan::splice`]--> Markdown for mdBook.
+//!
+//! [`config`] holds `[preprocessor.kernlab]`, [`error`] the problems reported with file and
+//! line.
 
-pub mod blocks;
-pub mod book_index;
-pub mod charts;
 pub mod config;
-pub mod data;
-pub mod directive;
 pub mod error;
-pub mod expr;
-pub mod heatmap;
-pub mod highlight;
-pub mod inline;
-pub mod references;
+pub mod parse;
 pub mod render;
-pub mod scan;
+pub mod resolve;
 
 use std::path::Path;
-#[cfg(feature = "preprocessor")]
 use std::path::PathBuf;
 
 use anyhow::Context;
-#[cfg(feature = "preprocessor")]
 use anyhow::bail;
-#[cfg(feature = "preprocessor")]
 use mdbook_preprocessor::book::{Book, BookItem};
-#[cfg(feature = "preprocessor")]
 use mdbook_preprocessor::{Preprocessor, PreprocessorContext};
 
-use crate::book_index::BookIndex;
 use crate::config::Config;
-use crate::data::DataStore;
 use crate::error::{Failure, Problem};
-use crate::references::{Symbols, Threads};
-use crate::render::Templates;
-use crate::scan::{Found, Site, scan, splice};
+use crate::parse::scan::{Found, Site, scan, splice};
+use crate::resolve::book_index::BookIndex;
+use crate::resolve::data::DataStore;
+use crate::resolve::references::{Symbols, Threads};
 use rayon::prelude::*;
+use views::Templates;
 
 /// The preprocessor, for `mdbook` (through the `mdbook-kernlab` binary) or in-process
 /// through `mdbook-driver`'s `MDBook::with_preprocessor`.
@@ -85,7 +79,7 @@ impl Engine {
         let src = DataStore::new(if src_dir.is_dir() { &src_dir } else { root })
             .with_context(|| format!("cannot open {}", src_dir.display()))?;
         let templates =
-            Templates::load(&root.join(&config.templates)).map_err(anyhow::Error::msg)?;
+            render::templates::load(&root.join(&config.templates)).map_err(anyhow::Error::msg)?;
         let symbols_path = root.join(&config.symbols);
         let symbols = if symbols_path.exists() {
             Symbols::load(&symbols_path).map_err(anyhow::Error::msg)?
@@ -199,22 +193,23 @@ impl Engine {
     ) -> Result<Option<String>, Problem> {
         let (result, line) = match &site.found {
             Found::Block { body } => (
-                blocks::render(self, body, label, figures, chapter.html),
+                render::blocks::render(self, body, label, figures, chapter.html),
                 site.line + 1,
             ),
-            Found::Inline { text } => {
-                (inline::render(self, text, figures, chapter.html), site.line)
-            }
+            Found::Inline { text } => (
+                render::inline::render(self, text, figures, chapter.html),
+                site.line,
+            ),
             Found::Malformed { what, hint } => (Err(error::fail(what.clone(), *hint)), site.line),
             Found::Code { language, body } => {
                 let language = match language.as_deref() {
-                    Some(l) if highlight::FENCE_LANGUAGES.contains(&l) => l,
+                    Some(l) if render::highlight::FENCE_LANGUAGES.contains(&l) => l,
                     _ if !self.config.highlight_all_code => return Ok(None),
-                    Some(l) if highlight::knows(l) => l,
+                    Some(l) if render::highlight::knows(l) => l,
                     _ => "text",
                 };
                 (
-                    highlight::render_code(&self.templates, language, body, false),
+                    render::highlight::render_code(&self.templates, language, body, false),
                     site.line,
                 )
             }
@@ -225,7 +220,7 @@ impl Engine {
             // Inline HTML stands in a paragraph that mdBook reads as Markdown again: the text
             // between the tags must not be able to make a link, an image, a heading or a cell.
             Ok(html) if matches!(site.found, Found::Inline { .. }) => {
-                Ok(Some(render::markdown_inert(&html)))
+                Ok(Some(render::templates::markdown_inert(&html)))
             }
             Ok(html) => {
                 let markdown = chapter.markdown;
@@ -262,14 +257,12 @@ pub struct Chapter<'a> {
 }
 
 /// `journey.md` -> `journey.html`.
-#[cfg(feature = "preprocessor")]
 fn html_path(path: &Path) -> String {
     path.with_extension("html")
         .to_string_lossy()
         .replace('\\', "/")
 }
 
-#[cfg(feature = "preprocessor")]
 impl Preprocessor for KernLab {
     fn name(&self) -> &str {
         "kernlab"

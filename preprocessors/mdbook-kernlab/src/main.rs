@@ -44,13 +44,13 @@ fn main() -> ExitCode {
                 _ => ExitCode::FAILURE,
             };
         }
-        Some(Command::SyntaxCss) => mdbook_kernlab::highlight::stylesheet()
+        Some(Command::SyntaxCss) => mdbook_kernlab::render::highlight::stylesheet()
             .map(|css| print!("{css}"))
             .map_err(anyhow::Error::msg),
         Some(Command::Theme {
             dir,
             replace_highlight_js,
-        }) => mdbook_kernlab::highlight::write_theme(&dir, replace_highlight_js)
+        }) => mdbook_kernlab::render::highlight::write_theme(&dir, replace_highlight_js)
             .map_err(anyhow::Error::msg),
         None => preprocess(),
     };

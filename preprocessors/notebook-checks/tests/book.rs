@@ -150,7 +150,7 @@ fn normalize(path: &Path) -> PathBuf {
 fn the_starter_notebook_builds_and_renders() {
     let dir = tempfile::tempdir().unwrap();
     copy_dir(&repo().join("examples/starter-notebook"), dir.path());
-    mdbook_kernlab::highlight::write_theme(&dir.path().join("theme"), false).unwrap();
+    mdbook_kernlab::render::highlight::write_theme(&dir.path().join("theme"), false).unwrap();
     let out = dir.path().join("out");
     build(dir.path(), &out).unwrap();
     let chapter = html(&out, "chapter.html");
@@ -184,7 +184,7 @@ fn highlight_all_code_takes_every_fence_from_highlight_js() {
     for all in [false, true] {
         let dir = tempfile::tempdir().unwrap();
         copy_dir(&repo().join("examples/starter-notebook"), dir.path());
-        mdbook_kernlab::highlight::write_theme(&dir.path().join("theme"), all).unwrap();
+        mdbook_kernlab::render::highlight::write_theme(&dir.path().join("theme"), all).unwrap();
         let chapter = dir.path().join("src/chapter.md");
         let text = std::fs::read_to_string(&chapter).unwrap();
         std::fs::write(&chapter, format!("{text}{fences}")).unwrap();
@@ -483,7 +483,7 @@ fn the_committed_syntax_stylesheet_is_current() {
     let committed =
         std::fs::read_to_string(repo().join("theme/kernlab-syntax.css")).unwrap_or_default();
     assert!(
-        committed == mdbook_kernlab::highlight::stylesheet().unwrap(),
+        committed == mdbook_kernlab::render::highlight::stylesheet().unwrap(),
         "theme/kernlab-syntax.css is stale: run `mdbook-kernlab syntax-css > theme/kernlab-syntax.css`"
     );
 }

@@ -4,8 +4,8 @@
 use std::path::{Path, PathBuf};
 
 use mdbook_kernlab::Engine;
-use mdbook_kernlab::book_index::BookIndex;
 use mdbook_kernlab::config::Config;
+use mdbook_kernlab::resolve::book_index::BookIndex;
 use notebook_checks::repo;
 
 fn engine() -> Engine {

@@ -1,7 +1,7 @@
 //! The notebook's symbol and thread indexes: they load, and carry the corrected lines of
 //! the source list.
 
-use mdbook_kernlab::references::{Symbols, Threads};
+use mdbook_kernlab::resolve::references::{Symbols, Threads};
 
 fn repo_data(rel: &str) -> std::path::PathBuf {
     notebook_checks::repo().join("data/references").join(rel)

@@ -9,8 +9,8 @@ use std::sync::LazyLock;
 
 use libfuzzer_sys::fuzz_target;
 use mdbook_kernlab::Engine;
-use mdbook_kernlab::book_index::BookIndex;
 use mdbook_kernlab::config::Config;
+use mdbook_kernlab::resolve::book_index::BookIndex;
 
 static ENGINE: LazyLock<Engine> = LazyLock::new(|| {
     let book = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../..");
