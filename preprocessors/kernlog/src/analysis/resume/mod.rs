@@ -12,10 +12,13 @@
 //! parts) holds what was found and the figures derived from it.
 
 mod classify;
+mod finish;
+mod kernel_pm;
 mod model;
 mod tracker;
 
 pub use classify::is_marker;
+pub use kernel_pm::{FailedDevice, PmFailure, pm_failure};
 pub use model::*;
 pub use tracker::CycleTracker;
 

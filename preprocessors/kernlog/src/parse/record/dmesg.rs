@@ -147,6 +147,12 @@ pub(super) fn parse_kmsg(text: &str) -> Option<Line<'_>> {
     let caller = fields.find_map(|f| f.strip_prefix("caller="));
     let mut line = Line::new(Format::Kmsg, Some(Stamp::Monotonic(usec)), 1, message);
     line.level = Some((prio & 7) as u8);
+    // Facility 0 is the kernel's; the others are user space writing to /dev/kmsg.
+    if let Some(f) = u8::try_from(prio >> 3).ok().filter(|&f| f != 0) {
+        line.origin = super::Origin::User {
+            ident: super::prefix::facility_name(f),
+        };
+    }
     line.caller = caller;
     Some(line)
 }

@@ -158,8 +158,8 @@ mod tests;
 
 use dmesg::{parse_bracketed, parse_kmsg};
 use prefix::{
-    capture_stamp_len, glued_stamp_start, split_caller, strip_level, strip_quoting,
-    strip_unknown_stamp,
+    capture_stamp_len, facility_name, glued_stamp_start, prefix_facility, split_caller,
+    strip_level, strip_quoting, strip_unknown_stamp,
 };
 use syslog::{parse_dateless_kernel_line, parse_iso_line, parse_month_line};
 
@@ -167,6 +167,7 @@ use syslog::{parse_dateless_kernel_line, parse_iso_line, parse_month_line};
 pub fn parse_line(raw: &str) -> Line<'_> {
     let text = strip_quoting(raw).trim_end();
     let text = strip_capture_stamp(text);
+    let facility = prefix_facility(text);
     let (level, text) = strip_level(text);
     let mut line = parse_stamped(text)
         .or_else(|| parse_dateless_kernel_line(text))
@@ -179,6 +180,11 @@ pub fn parse_line(raw: &str) -> Line<'_> {
             line
         });
     line.level = line.level.or(level);
+    if let Some(f) = facility.filter(|&f| f != 0 && level.is_some()) {
+        line.origin = Origin::User {
+            ident: facility_name(f),
+        };
+    }
     line
 }
 

@@ -1,0 +1,102 @@
+//! The end of a cycle: the figures and phases derived from what the tracker collected.
+
+use super::model::*;
+use super::tracker::Open;
+
+/// Mark the resume begun at `event` (the first line of the way back, `evidence` of what it
+/// is): the suspend half ends with `last`, the record before it, or for a hibernation with
+/// the image's creation.
+pub(super) fn begin_resume(open: &mut Open, last: Option<Event>, event: Event, evidence: ResumeEvidence) {
+    if open.cycle.aborted.is_none() {
+        open.cycle.resume_evidence.get_or_insert((event, evidence));
+    }
+    if !open.resumed {
+        open.resumed = true;
+        if open.cycle.entry.is_some() {
+            open.cycle.last_suspend_record = open.image_created.or(last);
+        }
+    }
+}
+
+pub(super) fn keep_largest(gaps: &mut Vec<Gap>, gap: Gap) {
+    if gaps.len() == GAPS_KEPT && gaps.last().is_some_and(|g| g.us >= gap.us) {
+        return;
+    }
+    let pos = gaps.partition_point(|g| g.us >= gap.us);
+    gaps.insert(pos, gap);
+    gaps.truncate(GAPS_KEPT);
+}
+
+pub(super) fn finish_cycle(open: Open) -> Cycle {
+    let mut cycle = open.cycle;
+    cycle.gaps = open.gaps;
+    if cycle.asleep.is_none()
+        && let (Some((entry, entry_wall)), Some((exit, exit_wall))) = (open.wall_entry, open.wall_exit)
+        && exit.line > entry.line
+        && let Some(kernel_ms) = exit.ms_since(&entry)
+    {
+        let seconds = exit_wall - entry_wall - kernel_ms / 1000.0;
+        if seconds >= 0.0 && seconds.is_finite() {
+            cycle.asleep = Some(Asleep {
+                seconds,
+                source: AsleepSource::WallClock,
+                line: exit.line,
+            });
+        }
+    }
+    if let Some(aborted) = cycle.aborted.as_mut() {
+        aborted.details = open.abort_details;
+        aborted.details.retain(|d| d.line != aborted.line);
+        // A generic line (`Some devices failed to suspend, or early wake event detected`)
+        // takes its cause from the lines around it.
+        if aborted.cause == AbortCause::DeviceOrWakeup
+            && let Some(told) = aborted.details.first()
+        {
+            aborted.cause = told.cause;
+        }
+    }
+    let mut phases = Vec::new();
+    let mut span = |name, start: Option<Event>, end: Option<Event>| {
+        if let (Some(start), Some(end)) = (start, end)
+            && end.line >= start.line
+        {
+            phases.push(Phase { name, start, end });
+        }
+    };
+    span(PhaseName::Freeze, open.freeze_start, open.freeze_end);
+    // The platform's sleep entry or the CPUs going down, whichever is first; without
+    // either (suspend-to-idle of 3.x kernels), the last step down of the devices.
+    let sleep_entry = match (open.platform_sleep, open.disable_start) {
+        (Some(a), Some(b)) => Some(if a.line < b.line { a } else { b }),
+        (a, b) => a.or(b).or(open.noirq_suspended),
+    };
+    span(PhaseName::DeviceSuspend, open.freeze_end, sleep_entry);
+    span(
+        PhaseName::DisableCpus,
+        open.disable_start,
+        open.last_offline,
+    );
+    span(
+        PhaseName::LowLevelResume,
+        cycle.low_level_resume,
+        cycle.enable_start,
+    );
+    span(
+        PhaseName::EnableCpus,
+        cycle.enable_start,
+        cycle.enable_finished(),
+    );
+    span(PhaseName::PlatformWake, cycle.wake, cycle.ec_unblock);
+    span(PhaseName::EcUnblock, cycle.ec_unblock, open.ec_event);
+    span(
+        PhaseName::DeviceResume,
+        open.ec_event.or(cycle.ec_unblock).or(cycle.wake),
+        open.thaw_start,
+    );
+    span(PhaseName::Thaw, open.thaw_start, open.thaw_done);
+    cycle.phases = phases;
+    cycle
+        .cpus
+        .sort_by_key(|c| c.booting.or(c.up).map(|e| e.line));
+    cycle
+}
