@@ -68,11 +68,13 @@ pub(super) fn classify(m: &str) -> Option<Marker> {
         b'F' if m.starts_with("Freezing remaining freezable tasks") => {
             // The elapsed time is printed only once the freeze is done; the `done.` after it
             // may be wrapped onto the next line or cut off.
-            Some(if m.contains("completed") || m.ends_with("done.") || m.contains("(elapsed ") {
-                FreezeEnd
-            } else {
-                FreezeStart
-            })
+            Some(
+                if m.contains("completed") || m.ends_with("done.") || m.contains("(elapsed ") {
+                    FreezeEnd
+                } else {
+                    FreezeStart
+                },
+            )
         }
         b'A' => classify_acpi(m),
         b'D' if m.starts_with("Disabling non-boot CPUs") => Some(DisableCpus),
@@ -324,7 +326,11 @@ pub(super) fn abort_cause(m: &str) -> Option<AbortCause> {
         {
             Some(AbortCause::Wakeup)
         }
-        b'F' | b'P' | b's' => pm_failure(None, m).and_then(|f| f.abort_cause()),
+        // The generic line (`Some devices failed to suspend, or early wake event detected`)
+        // tells no cause of its own.
+        b'F' | b'P' | b's' => pm_failure(None, m)
+            .and_then(|f| f.abort_cause())
+            .filter(|c| *c != AbortCause::DeviceOrWakeup),
         _ => classify_device_pm(m)
             .filter(|marker| *marker == Marker::Aborted)
             .map(|_| AbortCause::Device),
@@ -380,8 +386,7 @@ fn classify_hibernation(rest: &str) -> Option<Marker> {
         Some(SuspendEntry(hibernate))
     } else if rest.starts_with("hibernation exit") {
         Some(SuspendExit)
-    } else if rest.starts_with("Creating hibernation image") || rest.starts_with("Creating image")
-    {
+    } else if rest.starts_with("Creating hibernation image") || rest.starts_with("Creating image") {
         Some(HibernationImage)
     } else if rest.starts_with("Preallocating image memory") {
         Some(Hibernation)

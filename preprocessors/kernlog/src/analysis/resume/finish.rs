@@ -6,7 +6,12 @@ use super::tracker::Open;
 /// Mark the resume begun at `event` (the first line of the way back, `evidence` of what it
 /// is): the suspend half ends with `last`, the record before it, or for a hibernation with
 /// the image's creation.
-pub(super) fn begin_resume(open: &mut Open, last: Option<Event>, event: Event, evidence: ResumeEvidence) {
+pub(super) fn begin_resume(
+    open: &mut Open,
+    last: Option<Event>,
+    event: Event,
+    evidence: ResumeEvidence,
+) {
     if open.cycle.aborted.is_none() {
         open.cycle.resume_evidence.get_or_insert((event, evidence));
     }
@@ -31,7 +36,8 @@ pub(super) fn finish_cycle(open: Open) -> Cycle {
     let mut cycle = open.cycle;
     cycle.gaps = open.gaps;
     if cycle.asleep.is_none()
-        && let (Some((entry, entry_wall)), Some((exit, exit_wall))) = (open.wall_entry, open.wall_exit)
+        && let (Some((entry, entry_wall)), Some((exit, exit_wall))) =
+            (open.wall_entry, open.wall_exit)
         && exit.line > entry.line
         && let Some(kernel_ms) = exit.ms_since(&entry)
     {

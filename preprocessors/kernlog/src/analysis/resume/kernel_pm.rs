@@ -36,9 +36,16 @@ impl FailedDevice {
     /// True for a step of the way down (suspend, freeze, quiesce, poweroff, prepare): its
     /// failure abandons the attempt.
     pub fn suspending(&self) -> bool {
-        ["suspend", "freeze", "quiesce", "poweroff", "prepare", "hibernate"]
-            .iter()
-            .any(|s| self.step.starts_with(s))
+        [
+            "suspend",
+            "freeze",
+            "quiesce",
+            "poweroff",
+            "prepare",
+            "hibernate",
+        ]
+        .iter()
+        .any(|s| self.step.starts_with(s))
     }
 }
 
@@ -112,7 +119,9 @@ fn pm_line(m: &str) -> Option<PmFailure> {
         | "Some devices failed to suspend, or early wake event detected"
         | "Some devices failed to power down" => return abort(AbortCause::DeviceOrWakeup),
         "Wakeup pending, aborting suspend" => return abort(AbortCause::Wakeup),
-        "Not enough free swap" | "Cannot get swap writer" | "Cannot find swap device, try swapon -a" => {
+        "Not enough free swap"
+        | "Cannot get swap writer"
+        | "Cannot find swap device, try swapon -a" => {
             return abort(AbortCause::Image);
         }
         _ => {}
@@ -125,7 +134,9 @@ fn pm_line(m: &str) -> Option<PmFailure> {
             if after == "failed" {
                 return abort(AbortCause::DeviceOrWakeup);
             }
-            let msecs = after.strip_prefix("aborted after ")?.strip_suffix(" msecs")?;
+            let msecs = after
+                .strip_prefix("aborted after ")?
+                .strip_suffix(" msecs")?;
             return is_decimal(msecs).then_some(PmFailure::Abort(AbortCause::DeviceOrWakeup));
         }
     }
@@ -223,9 +234,8 @@ fn device_name(name: &str, words: usize) -> bool {
         && parts.len() <= words
         && parts.iter().all(|p| {
             !p.is_empty()
-                && p.bytes().all(|b| {
-                    b.is_ascii_graphic() && !matches!(b, b'[' | b']' | b'(' | b')' | b'"')
-                })
+                && p.bytes()
+                    .all(|b| b.is_ascii_graphic() && !matches!(b, b'[' | b']' | b'(' | b')' | b'"'))
         })
 }
 
@@ -260,17 +270,41 @@ mod tests {
     #[test]
     fn the_kernels_abort_lines_count() {
         for (m, cause) in [
-            ("PM: Some devices failed to suspend, or early wake event detected", AbortCause::DeviceOrWakeup),
-            ("PM: Some devices failed to suspend", AbortCause::DeviceOrWakeup),
+            (
+                "PM: Some devices failed to suspend, or early wake event detected",
+                AbortCause::DeviceOrWakeup,
+            ),
+            (
+                "PM: Some devices failed to suspend",
+                AbortCause::DeviceOrWakeup,
+            ),
             ("PM: Wakeup pending, aborting suspend", AbortCause::Wakeup),
-            ("PM: noirq suspend of devices failed", AbortCause::DeviceOrWakeup),
-            ("PM: suspend of devices aborted after 5.016 msecs", AbortCause::DeviceOrWakeup),
-            ("Freezing of tasks failed after 20.003 seconds (1 tasks refusing to freeze, wq_busy=0):", AbortCause::Freezer),
-            ("Freezing of tasks aborted after 0.000 seconds", AbortCause::Wakeup),
-            ("Freezing user space processes failed after 20.004 seconds (1 tasks refusing to freeze, wq_busy=0):", AbortCause::Freezer),
+            (
+                "PM: noirq suspend of devices failed",
+                AbortCause::DeviceOrWakeup,
+            ),
+            (
+                "PM: suspend of devices aborted after 5.016 msecs",
+                AbortCause::DeviceOrWakeup,
+            ),
+            (
+                "Freezing of tasks failed after 20.003 seconds (1 tasks refusing to freeze, wq_busy=0):",
+                AbortCause::Freezer,
+            ),
+            (
+                "Freezing of tasks aborted after 0.000 seconds",
+                AbortCause::Wakeup,
+            ),
+            (
+                "Freezing user space processes failed after 20.004 seconds (1 tasks refusing to freeze, wq_busy=0):",
+                AbortCause::Freezer,
+            ),
             ("Freezing of user space aborted", AbortCause::Wakeup),
             ("PM: Not enough free swap", AbortCause::Image),
-            ("PM: Error -12 creating hibernation image", AbortCause::Image),
+            (
+                "PM: Error -12 creating hibernation image",
+                AbortCause::Image,
+            ),
         ] {
             assert_eq!(pm_failure(None, m), Some(PmFailure::Abort(cause)), "{m}");
             assert_eq!(pm_failure(Some(0), m), Some(PmFailure::Abort(cause)), "{m}");
@@ -280,10 +314,16 @@ mod tests {
     #[test]
     fn failed_devices_are_named_with_their_step_and_error() {
         let d = device("PM: Device 0000:00:01.3 failed to suspend async: error -16");
-        assert_eq!((d.device.as_str(), d.step.as_str(), d.error), ("0000:00:01.3", "suspend async", -16));
+        assert_eq!(
+            (d.device.as_str(), d.step.as_str(), d.error),
+            ("0000:00:01.3", "suspend async", -16)
+        );
         assert!(d.suspending());
         let d = device("nouveau 0000:01:00.0: PM: failed to resume async: error -110");
-        assert_eq!((d.device.as_str(), d.step.as_str(), d.error), ("nouveau 0000:01:00.0", "resume async", -110));
+        assert_eq!(
+            (d.device.as_str(), d.step.as_str(), d.error),
+            ("nouveau 0000:01:00.0", "resume async", -110)
+        );
         assert!(!d.suspending());
         assert!(!device("PM: Device 00:0a failed to thaw: error -5").suspending());
         let device_abort = Some(PmFailure::Abort(AbortCause::Device));
@@ -341,6 +381,12 @@ mod tests {
         ] {
             assert_eq!(pm_failure(None, m), None, "{m}");
         }
-        assert!(pm_failure(None, "suspend: exit suspend, ret = -16 (2012-09-17 08:09:34.1 UTC)").is_some());
+        assert!(
+            pm_failure(
+                None,
+                "suspend: exit suspend, ret = -16 (2012-09-17 08:09:34.1 UTC)"
+            )
+            .is_some()
+        );
     }
 }

@@ -320,8 +320,7 @@ impl CycleTracker {
         if let Some(mut open) = self.current.take() {
             // A log that ends, or goes on to the next attempt, before any line of a resume:
             // the suspend half runs to its last record.
-            if !open.resumed && open.cycle.entry.is_some() && open.cycle.resume_evidence.is_none()
-            {
+            if !open.resumed && open.cycle.entry.is_some() && open.cycle.resume_evidence.is_none() {
                 open.cycle.last_suspend_record = self.last_event;
             }
             if self.done.len() < CYCLES_KEPT {
@@ -601,7 +600,9 @@ impl CycleTracker {
 /// The exit of an attempt that was not aborted shows it came back, when nothing else did.
 fn exit_evidence(open: &mut Open, event: Event) {
     if open.cycle.aborted.is_none() {
-        open.cycle.resume_evidence.get_or_insert((event, ResumeEvidence::Exit));
+        open.cycle
+            .resume_evidence
+            .get_or_insert((event, ResumeEvidence::Exit));
     }
 }
 

@@ -138,7 +138,10 @@ pub(super) fn prefix_facility(text: &str) -> Option<u8> {
 
 /// The name of a syslog facility number, for user-space records of `/dev/kmsg`.
 pub(super) fn facility_name(facility: u8) -> &'static str {
-    FACILITIES.get(usize::from(facility)).copied().unwrap_or("user")
+    FACILITIES
+        .get(usize::from(facility))
+        .copied()
+        .unwrap_or("user")
 }
 
 pub(super) const FACILITIES: [&str; 12] = [
