@@ -192,11 +192,11 @@ fn write_answers(out: &mut String, a: &Analysis) -> std::fmt::Result {
         if let Some(aborted) = &c.aborted {
             let after = c
                 .time_to_abort_ms()
-                .map(|ms| format!(", {} after the entry", duration(ms, res)))
+                .map(|ms| format!(" {} after the entry", duration(ms, res)))
                 .unwrap_or_default();
             writeln!(
                 out,
-                "aborted, the system never slept: {}{after}",
+                "aborted{after}, the system never slept: {}",
                 aborted.cause.describe()
             )?;
             writeln!(out, "       line {}: {}", aborted.line, aborted.message)?;
