@@ -142,13 +142,29 @@ fn differences(entry: &Entry, doc: &Value) -> Vec<String> {
                 .and_then(|p| p["ms"].as_f64())
         });
         for (field, got_ms, want) in [
-            ("enable_phase_ms", got["enable_phase_ms"].as_f64(), want.enable_phase_ms),
-            ("suspend_span_ms", got["suspend_span_ms"].as_f64(), want.suspend_span_ms),
+            (
+                "enable_phase_ms",
+                got["enable_phase_ms"].as_f64(),
+                want.enable_phase_ms,
+            ),
+            (
+                "suspend_span_ms",
+                got["suspend_span_ms"].as_f64(),
+                want.suspend_span_ms,
+            ),
             ("suspend_ms", got["suspend_ms"].as_f64(), want.suspend_ms),
-            ("time_to_abort_ms", got["time_to_abort_ms"].as_f64(), want.time_to_abort_ms),
+            (
+                "time_to_abort_ms",
+                got["time_to_abort_ms"].as_f64(),
+                want.time_to_abort_ms,
+            ),
             ("resume_ms", got["resume_ms"].as_f64(), want.resume_ms),
             ("device_suspend_ms", device_suspend, want.device_suspend_ms),
-            ("sync_to_restart_ms", got["sync_to_restart_ms"].as_f64(), want.sync_to_restart_ms),
+            (
+                "sync_to_restart_ms",
+                got["sync_to_restart_ms"].as_f64(),
+                want.sync_to_restart_ms,
+            ),
         ] {
             if let Some(want) = want
                 && !close(got_ms, want)
@@ -175,7 +191,9 @@ fn new_facts(i: usize, got: &Value, want: &CycleExpect) -> Vec<String> {
     if let Some(asleep) = want.asleep_s {
         let seconds = got["asleep"]["seconds"].as_f64();
         if seconds.is_none_or(|s| (s - asleep).abs() > 0.0005) {
-            out.push(format!("cycle {i}: asleep {seconds:?} s, expected {asleep}"));
+            out.push(format!(
+                "cycle {i}: asleep {seconds:?} s, expected {asleep}"
+            ));
         }
     }
     if let Some(source) = &want.asleep_source
