@@ -4,8 +4,8 @@ use std::fmt::Write;
 
 use crate::analysis::findings::{Links, seconds};
 use crate::analysis::probes::by_point;
-use crate::analysis::{Analysis, KERNEL_STAMPED_CAPTURE};
 use crate::analysis::resume::{AsleepSource, Cycle};
+use crate::analysis::{Analysis, KERNEL_STAMPED_CAPTURE};
 
 /// Render a plain-text summary: input, cycles with phases and CPUs, MTRR, findings, each
 /// finding with the address `links` gives for its kind (if any). Text from the log (device

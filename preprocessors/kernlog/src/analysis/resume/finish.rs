@@ -1,7 +1,11 @@
-//! The end of a cycle: the figures and phases derived from what the tracker collected.
+//! What the tracker notes of a cycle's steps (the resume begun, the exit, failed devices)
+//! and, at its end, the figures and phases derived from what it collected.
 
+use super::classify::utc_seconds;
+use super::kernel_pm::{PmFailure, pm_failure};
 use super::model::*;
 use super::tracker::Open;
+use crate::parse::reader::Record;
 
 /// Mark the resume begun at `event` (the first line of the way back, `evidence` of what it
 /// is): the suspend half ends with `last`, the record before it, or for a hibernation with
@@ -105,4 +109,37 @@ pub(super) fn finish_cycle(open: Open) -> Cycle {
         .cpus
         .sort_by_key(|c| c.booting.or(c.up).map(|e| e.line));
     cycle
+}
+
+/// The exit of an attempt that was not aborted shows it came back, when nothing else did.
+pub(super) fn exit_evidence(open: &mut Open, event: Event) {
+    if open.cycle.aborted.is_none() {
+        open.cycle
+            .resume_evidence
+            .get_or_insert((event, ResumeEvidence::Exit));
+    }
+}
+
+/// Keep the device a failure line names (at most [`FAILED_DEVICES_KEPT`] a cycle).
+pub(super) fn note_failed_device(open: &mut Open, record: &Record) {
+    let Some(PmFailure::Device(d)) = pm_failure(None, record.message) else {
+        return;
+    };
+    if open.cycle.failed_devices.len() < FAILED_DEVICES_KEPT {
+        open.cycle.failed_devices.push(DeviceFailure {
+            line: record.line,
+            device: d.device,
+            step: d.step,
+            error: d.error,
+        });
+    } else {
+        open.cycle.failed_devices_not_kept += 1;
+    }
+}
+
+/// The wall time of `PM: PM: suspend entry 2020-06-07 16:27:41.246277668 UTC` (or exit).
+pub(super) fn wall_of(message: &str) -> Option<f64> {
+    let rest = message.strip_prefix("PM: PM: suspend ")?;
+    let (_, when) = rest.split_once(' ')?;
+    utc_seconds(when)
 }

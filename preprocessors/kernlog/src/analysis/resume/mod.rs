@@ -13,6 +13,7 @@
 
 mod classify;
 mod finish;
+mod held;
 mod kernel_pm;
 mod model;
 mod tracker;
@@ -24,3 +25,5 @@ pub use tracker::CycleTracker;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_states;

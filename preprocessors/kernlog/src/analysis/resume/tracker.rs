@@ -5,14 +5,15 @@ use super::classify::{
     Marker, abort_cause, android_exit_wall, booting_apic, classify, is_boot_line, suspended_for,
     utc_seconds,
 };
-use super::finish::{begin_resume, finish_cycle, keep_largest};
-use super::kernel_pm::{PmFailure, pm_failure};
+use super::finish::{
+    begin_resume, exit_evidence, finish_cycle, keep_largest, note_failed_device, wall_of,
+};
+use super::held::HeldRecord;
 use super::model::*;
 use std::collections::{HashMap, HashSet};
 
 use crate::analysis::limits::{CPUS_KEPT, CYCLES_KEPT};
 use crate::parse::reader::{Clock, Record, Time};
-use crate::parse::record::Line;
 
 /// A backwards step of the monotonic clock larger than this starts a new segment: two
 /// excerpts pasted together, or a new boot.
@@ -40,40 +41,6 @@ pub struct CycleTracker {
 /// Lines stamped far back that are all held before the log is taken to have moved to a new
 /// clock: more than a CPU prints while it comes up.
 const HELD_MAX: usize = 16;
-
-/// An owned copy of the fields of a [`Record`] that the tracker reads.
-#[derive(Debug)]
-struct HeldRecord {
-    line: u64,
-    time: Option<Time>,
-    continuation: bool,
-    resolution_us: u64,
-    format: crate::parse::record::Format,
-    message: String,
-}
-
-impl HeldRecord {
-    fn of(record: &Record) -> Self {
-        HeldRecord {
-            line: record.line,
-            time: record.time,
-            continuation: record.continuation,
-            resolution_us: record.resolution_us,
-            format: record.format,
-            message: record.message.to_string(),
-        }
-    }
-
-    /// The record again, with its stamp or, for a line printed out of order, without one.
-    fn record(&self, keep_time: bool) -> Record<'_> {
-        Record {
-            line: self.line,
-            time: self.time.filter(|_| keep_time),
-            continuation: self.continuation && keep_time,
-            text: Line::new(self.format, None, self.resolution_us, &self.message),
-        }
-    }
-}
 
 #[derive(Debug)]
 pub(super) struct Open {
@@ -595,37 +562,4 @@ impl CycleTracker {
             }
         }
     }
-}
-
-/// The exit of an attempt that was not aborted shows it came back, when nothing else did.
-fn exit_evidence(open: &mut Open, event: Event) {
-    if open.cycle.aborted.is_none() {
-        open.cycle
-            .resume_evidence
-            .get_or_insert((event, ResumeEvidence::Exit));
-    }
-}
-
-/// Keep the device a failure line names (at most [`FAILED_DEVICES_KEPT`] a cycle).
-fn note_failed_device(open: &mut Open, record: &Record) {
-    let Some(PmFailure::Device(d)) = pm_failure(None, record.message) else {
-        return;
-    };
-    if open.cycle.failed_devices.len() < FAILED_DEVICES_KEPT {
-        open.cycle.failed_devices.push(DeviceFailure {
-            line: record.line,
-            device: d.device,
-            step: d.step,
-            error: d.error,
-        });
-    } else {
-        open.cycle.failed_devices_not_kept += 1;
-    }
-}
-
-/// The wall time of `PM: PM: suspend entry 2020-06-07 16:27:41.246277668 UTC` (or exit).
-fn wall_of(message: &str) -> Option<f64> {
-    let rest = message.strip_prefix("PM: PM: suspend ")?;
-    let (_, when) = rest.split_once(' ')?;
-    utc_seconds(when)
 }
