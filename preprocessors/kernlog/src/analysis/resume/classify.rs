@@ -7,6 +7,8 @@ use memchr::memmem;
 
 use super::kernel_pm::{PmFailure, pm_failure};
 use super::model::{AbortCause, ResumeEvidence, SleepMode};
+use crate::parse::reader::unix_seconds;
+use crate::parse::record::parse_utc_time;
 /// What a record means to the tracker.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Marker {
@@ -146,38 +148,7 @@ pub(super) fn android_exit_wall(m: &str) -> Option<f64> {
 /// `2016-03-01 16:26:05.961222028 UTC` as seconds since the epoch; `None` unless the text
 /// is exactly that (the form Android kernels print).
 pub(super) fn utc_seconds(text: &str) -> Option<f64> {
-    let text = text.strip_suffix(" UTC")?;
-    let (date, time) = text.split_once(' ')?;
-    let mut d = date.split('-');
-    let (y, mo, da) = (d.next()?, d.next()?, d.next()?);
-    let (hms, frac) = time.split_once('.').unwrap_or((time, "0"));
-    let mut t = hms.split(':');
-    let (h, mi, se) = (t.next()?, t.next()?, t.next()?);
-    let field = |s: &str, len: usize, max: i64| {
-        (s.len() == len && s.bytes().all(|b| b.is_ascii_digit()))
-            .then(|| s.parse::<i64>().ok())
-            .flatten()
-            .filter(|&v| v <= max)
-    };
-    let frac_ok = !frac.is_empty() && frac.len() <= 9 && frac.bytes().all(|b| b.is_ascii_digit());
-    if d.next().is_some() || t.next().is_some() || !frac_ok {
-        return None;
-    }
-    let days = days_from_civil(field(y, 4, 9999)?, field(mo, 2, 12)?, field(da, 2, 31)?);
-    let secs = days * 86_400 + field(h, 2, 23)? * 3600 + field(mi, 2, 59)? * 60 + field(se, 2, 60)?;
-    let fraction: f64 = format!("0.{frac}").parse().ok()?;
-    Some(secs as f64 + fraction)
-}
-
-/// Days from 1970-01-01 to a date of the proleptic Gregorian calendar.
-fn days_from_civil(year: i64, month: i64, day: i64) -> i64 {
-    let y = if month <= 2 { year - 1 } else { year };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (month + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + day - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
+    parse_utc_time(text).map(|wall| unix_seconds(&wall))
 }
 
 /// A device's own PM line (`port dw-apb-uart.3:0.0: PM: failed to suspend: error -16`,

@@ -163,6 +163,16 @@ use prefix::{
 };
 use syslog::{parse_dateless_kernel_line, parse_iso_line, parse_month_line};
 
+/// `2016-03-01 16:26:05.961222028 UTC`, as Android kernels print the wall time in their PM
+/// lines (nanoseconds kept to the microsecond); `None` unless the text is exactly that.
+pub(crate) fn parse_utc_time(text: &str) -> Option<WallTime> {
+    let text = text.strip_suffix(" UTC")?;
+    let b = text.as_bytes();
+    let iso_shape = b.len() > 20 && b.get(10) == Some(&b' ') && b.get(19) == Some(&b'.');
+    let (wall, _) = calendar::parse_iso(text).filter(|_| iso_shape)?;
+    wall.year.is_some().then_some(wall)
+}
+
 /// Recognise one line of kernel log text (without its line terminator).
 pub fn parse_line(raw: &str) -> Line<'_> {
     let text = strip_quoting(raw).trim_end();
