@@ -2,17 +2,8 @@
 //! standby and hibernation, Android's lines, time asleep, failed devices, outcomes, and
 //! lines a task's name or user space could forge.
 
+use super::tests::cycles;
 use super::*;
-use crate::parse::reader::RecordReader;
-
-fn cycles(text: &str) -> Vec<Cycle> {
-    let mut reader = RecordReader::new(text.as_bytes());
-    let mut tracker = CycleTracker::new();
-    while let Some(r) = reader.next_record() {
-        tracker.push(&r.unwrap());
-    }
-    tracker.finish()
-}
 
 /// A 3.x suspend to RAM: `PM: Entering mem sleep` before the devices suspend, the thaw's
 /// `done.` on a record of its own.
