@@ -111,6 +111,17 @@ fn the_time_asleep_comes_from_timekeeping_or_androids_wall_times() {
         (12.178, AsleepSource::Timekeeping, 3)
     );
     assert_eq!(c.suspend_ms(), Some(710.948));
+    let old = "\
+[   20.000000] PM: Syncing filesystems ... done.
+[   20.500000] PM: Entering mem sleep
+[   20.900000] Suspended for 2.580 seconds
+[   21.000000] PM: resume of devices complete after 80.000 msecs
+[   21.100000] Restarting tasks ... done.
+";
+    let c = &cycles(old)[0];
+    assert_eq!(c.asleep.map(|a| (a.seconds, a.line)), Some((2.58, 3)));
+    assert_eq!(c.suspend_ms(), Some(500.0));
+    assert_eq!(c.outcome().state, OutcomeState::Resumed);
     let wall = "\
 [  347.742049] PM: PM: suspend entry 2020-06-07 16:27:41.246277668 UTC
 [  347.742067] PM: suspend entry (deep)
