@@ -55,6 +55,32 @@ struct CycleExpect {
     /// Which boot of the log the cycle belongs to, counting from 0.
     #[serde(default)]
     boot: Option<u64>,
+    /// resumed, aborted, did_not_resume or suspending.
+    #[serde(default)]
+    outcome: Option<String>,
+    /// Entry to the last line before the resume; null for an aborted attempt.
+    #[serde(default)]
+    suspend_ms: Option<Option<f64>>,
+    /// Entry to the line that abandoned the attempt.
+    #[serde(default)]
+    time_to_abort_ms: Option<Option<f64>>,
+    /// The first resume-side line to the exit.
+    #[serde(default)]
+    resume_ms: Option<Option<f64>>,
+    /// The `device_suspend` phase.
+    #[serde(default)]
+    device_suspend_ms: Option<Option<f64>>,
+    /// Older kernels: `PM: Syncing filesystems` to the end of the thaw.
+    #[serde(default)]
+    sync_to_restart_ms: Option<Option<f64>>,
+    /// The time asleep where the log says it, in seconds, and where it says it.
+    #[serde(default)]
+    asleep_s: Option<f64>,
+    #[serde(default)]
+    asleep_source: Option<String>,
+    /// Devices named by a failed suspend, resume or thaw line.
+    #[serde(default)]
+    failed_devices: Option<usize>,
 }
 
 fn close(a: Option<f64>, b: Option<f64>) -> bool {
@@ -109,16 +135,79 @@ fn differences(entry: &Entry, doc: &Value) -> Vec<String> {
                 out.push(format!("cycle {i}: {up} CPUs up, expected {n}"));
             }
         }
-        for (field, want) in [
-            ("enable_phase_ms", want.enable_phase_ms),
-            ("suspend_span_ms", want.suspend_span_ms),
+        let device_suspend = got["phases"].as_array().and_then(|phases| {
+            phases
+                .iter()
+                .find(|p| p["name"] == "device_suspend")
+                .and_then(|p| p["ms"].as_f64())
+        });
+        for (field, got_ms, want) in [
+            (
+                "enable_phase_ms",
+                got["enable_phase_ms"].as_f64(),
+                want.enable_phase_ms,
+            ),
+            (
+                "suspend_span_ms",
+                got["suspend_span_ms"].as_f64(),
+                want.suspend_span_ms,
+            ),
+            ("suspend_ms", got["suspend_ms"].as_f64(), want.suspend_ms),
+            (
+                "time_to_abort_ms",
+                got["time_to_abort_ms"].as_f64(),
+                want.time_to_abort_ms,
+            ),
+            ("resume_ms", got["resume_ms"].as_f64(), want.resume_ms),
+            ("device_suspend_ms", device_suspend, want.device_suspend_ms),
+            (
+                "sync_to_restart_ms",
+                got["sync_to_restart_ms"].as_f64(),
+                want.sync_to_restart_ms,
+            ),
         ] {
-            if let Some(want) = want {
-                let got = got[field].as_f64();
-                if !close(got, want) {
-                    out.push(format!("cycle {i}: {field} {got:?}, expected {want:?}"));
-                }
+            if let Some(want) = want
+                && !close(got_ms, want)
+            {
+                out.push(format!("cycle {i}: {field} {got_ms:?}, expected {want:?}"));
             }
+        }
+        out.extend(new_facts(i, got, want));
+    }
+    out
+}
+
+/// The outcome, the time asleep and the failed devices of one cycle against the reading.
+fn new_facts(i: usize, got: &Value, want: &CycleExpect) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(outcome) = &want.outcome
+        && got["outcome"]["state"].as_str() != Some(outcome)
+    {
+        out.push(format!(
+            "cycle {i}: outcome {}, expected {outcome}",
+            got["outcome"]["state"]
+        ));
+    }
+    if let Some(asleep) = want.asleep_s {
+        let seconds = got["asleep"]["seconds"].as_f64();
+        if seconds.is_none_or(|s| (s - asleep).abs() > 0.0005) {
+            out.push(format!(
+                "cycle {i}: asleep {seconds:?} s, expected {asleep}"
+            ));
+        }
+    }
+    if let Some(source) = &want.asleep_source
+        && got["asleep"]["source"].as_str() != Some(source)
+    {
+        out.push(format!(
+            "cycle {i}: asleep source {}, expected {source}",
+            got["asleep"]["source"]
+        ));
+    }
+    if let Some(n) = want.failed_devices {
+        let failed = got["failed_devices"].as_array().map_or(0, Vec::len);
+        if failed != n {
+            out.push(format!("cycle {i}: {failed} failed devices, expected {n}"));
         }
     }
     out

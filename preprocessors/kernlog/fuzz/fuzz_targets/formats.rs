@@ -19,6 +19,8 @@ enum Format {
     /// `--reltime`'s step from the line above, `+` or `-` as `seconds` is even or odd.
     ReltimeStep,
     Kmsg,
+    /// A record user space wrote to `/dev/kmsg` (facility 1): never the kernel's word.
+    KmsgUser,
     JournalShort,
     JournalIso,
     JournalMonotonic,
@@ -50,6 +52,25 @@ enum Message {
     MtrrChanges(u16, [bool; 3]),
     ProcMtrr(u8, u32, u16),
     Free(String),
+    /// Issue 31's classes: older kernels' lines, other sleep states, Android, failed devices.
+    SplitRestart,
+    Done,
+    EnteringSleep(u8),
+    Standby,
+    NvsRestored,
+    DevicesResumed(u16),
+    FinishingWakeup,
+    Timekeeping(u32, u16),
+    WallEntry(u32, u32),
+    WallExit(u32, u32),
+    AndroidExit(i8, u32),
+    FailedResume(u16, i16),
+    FailedThaw(u16, i16),
+    HibernationImage,
+    NotEnoughSwap,
+    NoirqSuspended(u16),
+    /// A task named like a kernel line, as the kernel's segfault line shows it.
+    ForgedComm(String),
 }
 
 #[derive(Debug, Arbitrary)]
@@ -94,7 +115,45 @@ fn message(m: &Message) -> String {
             )
         }
         Message::Free(s) => s.clone(),
+        Message::SplitRestart => "Restarting tasks ... ".into(),
+        Message::Done => "done.".into(),
+        Message::EnteringSleep(n) => {
+            let mode = ["mem", "freeze", "standby"][usize::from(*n % 3)];
+            format!("PM: Entering {mode} sleep")
+        }
+        Message::Standby => "ACPI: Preparing to enter system sleep state S1".into(),
+        Message::NvsRestored => "PM: Restoring platform NVS memory".into(),
+        Message::DevicesResumed(ms) => format!("PM: resume of devices complete after {ms}.123 msecs"),
+        Message::FinishingWakeup => "PM: Finishing wakeup.".into(),
+        Message::Timekeeping(s, ms) => format!("PM: Timekeeping suspended for {s}.{:03} seconds", ms % 1000),
+        Message::WallEntry(day, ns) => format!("PM: PM: suspend entry {} UTC", wall(*day, *ns)),
+        Message::WallExit(day, ns) => format!("PM: PM: suspend exit {} UTC", wall(*day, *ns)),
+        Message::AndroidExit(ret, ns) => {
+            format!("suspend: exit suspend, ret = {ret} ({} UTC)", wall(*ns, *ns))
+        }
+        Message::FailedResume(n, e) => format!("usb {n}-1: PM: failed to resume async: error {e}"),
+        Message::FailedThaw(n, e) => format!("PM: Device 00:{n:02x} failed to thaw: error {e}"),
+        Message::HibernationImage => "PM: Creating hibernation image:".into(),
+        Message::NotEnoughSwap => "PM: Not enough free swap".into(),
+        Message::NoirqSuspended(ms) => format!("PM: noirq suspend of devices complete after {ms}.5 msecs"),
+        Message::ForgedComm(comm) => {
+            let comm: String = comm.chars().take(15).collect();
+            format!("{comm}[4242]: segfault at 0 ip 0 sp 0 error 4 in a.out[400000+1000]")
+        }
     }
+}
+
+/// A UTC wall time as Android kernels print it, from fuzzer-chosen numbers (some invalid).
+fn wall(day: u32, ns: u32) -> String {
+    format!(
+        "20{:02}-{:02}-{:02} {:02}:{:02}:{:02}.{ns:09}",
+        day % 100,
+        day % 13,
+        day % 32,
+        day % 25,
+        ns % 61,
+        ns % 62
+    )
 }
 
 fn render(line: &Line) -> String {
@@ -118,6 +177,7 @@ fn render_format(format: &Format, s: u32, us: u32, field: &str, msg: &str) -> St
             format!("[  {sign}{}.{us:06}{field}] {msg}", s % 100)
         }
         Format::Kmsg => format!("6,{s},{}{us:06},-{field};{msg}", s),
+        Format::KmsgUser => format!("14,{s},{}{us:06},-{field};{msg}", s),
         Format::JournalShort => format!("Sep 11 {h:02}:{m:02}:{sec:02} host{field} kernel: {msg}"),
         Format::JournalIso => {
             format!("2025-09-11T{h:02}:{m:02}:{sec:02}+0{field}00 host kernel: {msg}")
@@ -185,6 +245,9 @@ fuzz_target!(|lines: Vec<Line>| {
             cycle.suspend_span_ms(),
             cycle.sync_to_restart_ms(),
             cycle.resume_ms(),
+            cycle.suspend_ms(),
+            cycle.time_to_abort_ms(),
+            cycle.asleep.map(|a| a.seconds),
         ]
         .into_iter()
         .flatten()
@@ -192,6 +255,25 @@ fuzz_target!(|lines: Vec<Line>| {
             assert!(ms >= 0.0, "negative duration {ms}");
         }
         assert!(cycle.gaps.iter().all(|g| g.us >= 0));
+        // An aborted attempt never slept: no suspend figure.
+        assert!(cycle.aborted.is_none() || cycle.suspend_ms().is_none());
+        assert!(cycle.failed_devices.len() <= 16);
+    }
+    // A task's name never makes an attempt aborted.
+    let forged_only = lines.iter().all(|l| {
+        let user = matches!(l.format, Format::KmsgUser);
+        let kernel_abort = matches!(
+            l.message,
+            Message::Aborted
+                | Message::FreezerFailed
+                | Message::NotEnoughSwap
+                | Message::AndroidExit(..)
+                | Message::Free(_)
+        );
+        (user || !kernel_abort) && l.field.is_none()
+    });
+    if forged_only {
+        assert!(analysis.cycles.iter().all(|c| c.aborted.is_none()));
     }
     let _ = kernlog::render::document::Document::new(&analysis);
     let _ = kernlog::render::summary::render_summary(&analysis, &|k| Some(k.id().to_string()));

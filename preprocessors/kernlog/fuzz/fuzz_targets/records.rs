@@ -16,6 +16,9 @@ fuzz_target!(|data: &[u8]| {
             cycle.enable_phase_ms(),
             cycle.suspend_span_ms(),
             cycle.resume_ms(),
+            cycle.suspend_ms(),
+            cycle.time_to_abort_ms(),
+            cycle.asleep.map(|a| a.seconds),
         ]
         .into_iter()
         .flatten()

@@ -314,6 +314,12 @@ fn wall_micros(w: &WallTime, year_offset: i32) -> i64 {
     secs * 1_000_000 + i64::from(w.micros)
 }
 
+/// Seconds since the Unix epoch of a wall time that names its year (UTC unless it names an
+/// offset).
+pub(crate) fn unix_seconds(w: &WallTime) -> f64 {
+    wall_micros(w, 0) as f64 / 1e6
+}
+
 /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
 fn days_from_civil(year: i32, month: u32, day: u32) -> i64 {
     let y = i64::from(year) - i64::from(month <= 2);

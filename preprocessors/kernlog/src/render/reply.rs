@@ -4,7 +4,7 @@
 //! fill in.
 
 use crate::evidence::Evidence;
-use crate::judge::checklist::{Limits, check_evidence, is_fix_diagnostic};
+use crate::judge::checklist::{Limits, Status, check_evidence, is_fix_diagnostic};
 use crate::judge::compare::{compare_sides, resumed, side_stats};
 use crate::render::comparison::{render_figures, stats, wrap};
 use crate::render::safe_text::one_line;
@@ -73,6 +73,7 @@ fn lines_that_matter(e: &Evidence) -> Vec<u64> {
     for c in &a.cycles {
         more.extend(c.aborted.as_ref().map(|x| x.line));
         more.extend(c.failures.iter().map(|f| f.line));
+        more.extend(c.failed_devices.iter().map(|d| d.line));
     }
     // Most telling first: what went wrong, the fix's diagnostic, then the bring-up.
     let mut picked: Vec<u64> = more.into_iter().take(2).collect();
@@ -214,6 +215,11 @@ pub fn render_reply(inputs: &[Evidence], threshold_pct: f64) -> String {
                 _ => format!("{}, boot {}", side_label(i, sides.len()), k + 1),
             };
             out.push_str(&wrap(&list.verdict, &format!("{who}: "), "  "));
+            // Warnings stand beside the verdict: devices that failed a step.
+            for item in list.items.iter().filter(|i| i.status == Status::Warn) {
+                let text = format!("{}: {}", item.name, item.reason);
+                out.push_str(&wrap(&text, "  WARN: ", "    "));
+            }
         }
     }
     for (i, side) in sides.iter().enumerate() {

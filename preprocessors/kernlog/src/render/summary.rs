@@ -4,6 +4,7 @@ use std::fmt::Write;
 
 use crate::analysis::findings::{Links, seconds};
 use crate::analysis::probes::by_point;
+use crate::analysis::resume::{AsleepSource, Cycle};
 use crate::analysis::{Analysis, KERNEL_STAMPED_CAPTURE};
 
 /// Render a plain-text summary: input, cycles with phases and CPUs, MTRR, findings, each
@@ -189,23 +190,29 @@ fn write_answers(out: &mut String, a: &Analysis) -> std::fmt::Result {
     for (i, c) in a.cycles.iter().enumerate() {
         write!(out, "  {}. lines {}-{}: ", i + 1, c.first_line, c.last_line)?;
         if let Some(aborted) = &c.aborted {
+            let after = c
+                .time_to_abort_ms()
+                .map(|ms| format!(" {} after the entry", duration(ms, res)))
+                .unwrap_or_default();
             writeln!(
                 out,
-                "aborted, the system never slept: {}",
+                "aborted{after}, the system never slept: {}",
                 aborted.cause.describe()
             )?;
             writeln!(out, "       line {}: {}", aborted.line, aborted.message)?;
             for d in &aborted.details {
                 writeln!(out, "       line {}: {}", d.line, d.text)?;
             }
+            write_failed_devices(out, c)?;
             continue;
         }
         if !c.resumed() {
             let next_boot = a.cycles.get(i + 1).filter(|next| next.boot > c.boot);
             did_not_resume(out, next_boot.map(|next| next.first_line))?;
+            write_failed_devices(out, c)?;
             continue;
         }
-        let figures: Vec<String> = [
+        let mut figures: Vec<String> = [
             ("suspend entry to exit", c.suspend_span_ms()),
             ("syncing to tasks restarted", c.sync_to_restart_ms()),
             ("resume (kernel)", c.resume_ms()),
@@ -214,6 +221,13 @@ fn write_answers(out: &mut String, a: &Analysis) -> std::fmt::Result {
         .into_iter()
         .filter_map(|(label, ms)| Some(format!("{label} {}", duration(ms?, res))))
         .collect();
+        if let Some(asleep) = c.asleep {
+            figures.push(format!(
+                "asleep {:.3} s ({})",
+                asleep.seconds,
+                asleep_source(asleep.source)
+            ));
+        }
         let not_up = c.cpus_not_up();
         let cpus = match not_up.len() {
             0 => String::new(),
@@ -233,6 +247,39 @@ fn write_answers(out: &mut String, a: &Analysis) -> std::fmt::Result {
                 "slept and resumed (the log shows no span to time){cpus}"
             )?,
         }
+        write_failed_devices(out, c)?;
+    }
+    Ok(())
+}
+
+/// Where the time asleep was read, in words.
+pub fn asleep_source(source: AsleepSource) -> &'static str {
+    match source {
+        AsleepSource::Timekeeping => "the timekeeping line",
+        AsleepSource::WallClock => "the wall times of the PM lines",
+    }
+}
+
+/// One line per device that failed a step of the cycle, and how many more were not kept.
+fn write_failed_devices(out: &mut String, c: &Cycle) -> std::fmt::Result {
+    let abort_line = c.aborted.as_ref().map(|a| a.line);
+    for d in c
+        .failed_devices
+        .iter()
+        .filter(|d| Some(d.line) != abort_line)
+    {
+        writeln!(
+            out,
+            "       line {}: device {} failed to {}: error {}",
+            d.line, d.device, d.step, d.error
+        )?;
+    }
+    if c.failed_devices_not_kept > 0 {
+        writeln!(
+            out,
+            "       and {} more failed devices",
+            c.failed_devices_not_kept
+        )?;
     }
     Ok(())
 }
@@ -399,11 +446,11 @@ mod tests {
             "{}",
             lines[7]
         );
-        assert!(lines[8].contains("line 18: PM: Some devices failed"));
-        assert!(lines[9].contains("line 16: PM: Wakeup pending"));
-        assert!(lines[10].contains("line 17: PM: last active wakeup source: rtc0"));
-        assert!(lines[11].starts_with("  5. lines 20-21: did not resume"));
-        assert_eq!(lines.len(), 12);
+        // `PM: Wakeup pending, aborting suspend` is the kernel's own abort line.
+        assert!(lines[8].contains("line 16: PM: Wakeup pending"));
+        assert!(lines[9].contains("line 17: PM: last active wakeup source: rtc0"));
+        assert!(lines[10].starts_with("  5. lines 20-21: "), "{}", lines[10]);
+        assert_eq!(lines.len(), 11);
     }
 
     #[test]
@@ -440,7 +487,8 @@ Dec 01 10:00:00.300000 kernel: PM: suspend exit
     fn log_text_reaches_the_terminal_inert() {
         let log = "\
 [    1.000000] PM: suspend entry (deep)
-[    1.100000] usb\u{1b}]52;c;aGk=\u{7} 1-1: PM: failed to suspend async: error -16
+[    1.050000] Freezing user space processes failed after 20.010 seconds (1 tasks refusing to freeze, wq_busy=0):
+[    1.100000] task:usb\u{1b}]52;c;aGk=\u{7} state:D stack:0 pid:12 ppid:1
 [    1.200000] smpboot: Booting Node 0 Processor 1 APIC 0x2\u{202e}
 ";
         let summary = render_summary(&analyze_str(log), &|_| None);
@@ -448,6 +496,6 @@ Dec 01 10:00:00.300000 kernel: PM: suspend exit
             !summary.contains(['\u{1b}', '\u{7}', '\u{202e}']),
             "{summary}"
         );
-        assert!(summary.contains("line 2: usb\\x1b]52;c;aGk=\\x07 1-1: PM: failed"));
+        assert!(summary.contains("line 3: task:usb\\x1b]52;c;aGk=\\x07 state:D"));
     }
 }

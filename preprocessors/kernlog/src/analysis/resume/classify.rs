@@ -5,7 +5,10 @@ use std::sync::LazyLock;
 
 use memchr::memmem;
 
-use super::model::{AbortCause, SleepMode};
+use super::kernel_pm::{PmFailure, pm_failure};
+use super::model::{AbortCause, ResumeEvidence, SleepMode};
+use crate::parse::reader::unix_seconds;
+use crate::parse::record::parse_utc_time;
 /// What a record means to the tracker.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Marker {
@@ -34,6 +37,24 @@ pub(super) enum Marker {
     Hibernation,
     /// A device or the freezer refused: the attempt was abandoned before the system slept.
     Aborted,
+    /// A device failed a step of the resume (`failed to resume async: error -110`).
+    DeviceFailed,
+    /// `PM: Entering mem sleep` (3.x): the mode, printed before the devices suspend.
+    ModeOnly(Option<SleepMode>),
+    /// `Restarting tasks ...` without its `done.`, which older kernels print apart.
+    SplitThawStart,
+    /// `done.` on a record of its own: the end of a split line.
+    Done,
+    /// A line only the way back prints.
+    Resume(ResumeEvidence),
+    /// `PM: noirq suspend of devices complete after N msecs`: the last step down.
+    NoirqSuspended,
+    /// `PM: Creating hibernation image`: a hibernation's suspend half ends here.
+    HibernationImage,
+    /// Android's `PM: PM: suspend entry 2020-06-07 16:27:41.246277668 UTC` (the wall time
+    /// of an entry printed apart from it) and the same for the exit.
+    WallEntry,
+    WallExit,
 }
 
 pub(super) fn classify(m: &str) -> Option<Marker> {
@@ -44,19 +65,28 @@ pub(super) fn classify(m: &str) -> Option<Marker> {
         b'P' => classify_pm(m),
         // `Freezing of tasks failed after 20.003 seconds`; `... aborted after 0.000 seconds`
         // when a wakeup event arrives while tasks freeze (Android kernels).
-        b'F' if m.starts_with("Freezing") && (m.contains(" failed") || m.contains(" aborted")) => {
-            Some(Aborted)
-        }
+        b'F' if pm_failure(None, m).is_some() => Some(Aborted),
         b'F' if m.starts_with("Freezing user space processes") => Some(FreezeStart),
         b'F' if m.starts_with("Freezing remaining freezable tasks") => {
-            Some(if m.contains("completed") || m.ends_with("done.") {
-                FreezeEnd
-            } else {
-                FreezeStart
-            })
+            // The elapsed time is printed only once the freeze is done; the `done.` after it
+            // may be wrapped onto the next line or cut off.
+            Some(
+                if m.contains("completed") || m.ends_with("done.") || m.contains("(elapsed ") {
+                    FreezeEnd
+                } else {
+                    FreezeStart
+                },
+            )
         }
         b'A' => classify_acpi(m),
         b'D' if m.starts_with("Disabling non-boot CPUs") => Some(DisableCpus),
+        b's' if m.starts_with("suspend: exit suspend, ret = ") => {
+            if pm_failure(None, m).is_some() {
+                Some(Aborted)
+            } else {
+                android_exit_wall(m).map(|_| Resume(ResumeEvidence::AndroidExit))
+            }
+        }
         b's' => {
             let rest = m.strip_prefix("smpboot: ")?;
             if let Some(cpu) = cpu_number_between(rest, "CPU ", " is now offline") {
@@ -84,9 +114,41 @@ pub(super) fn classify(m: &str) -> Option<Marker> {
         b'R' if m == "Restarting tasks: Starting" => Some(ThawStart),
         b'R' if m == "Restarting tasks: Done" => Some(ThawDone),
         b'R' if m.starts_with("Restarting tasks ...") && m.ends_with("done.") => Some(OldThawDone),
+        // Older kernels print the `done.` apart when another line comes between, and another
+        // driver's text may join the open line (`Restarting tasks ... mmc0: ...`).
+        b'R' if m.starts_with("Restarting tasks ...") => Some(SplitThawStart),
+        b'd' if m == "done." => Some(Done),
+        b'S' => suspended_for(m).map(|_| Resume(ResumeEvidence::Timekeeping)),
         _ => None,
     }
     .or_else(|| classify_device_pm(m))
+}
+
+/// `Suspended for 2.580 seconds` (3.x) and `PM: Timekeeping suspended for 12.178 seconds`:
+/// the seconds the timekeeping was suspended, printed on the way back.
+pub(super) fn suspended_for(m: &str) -> Option<f64> {
+    let rest = m
+        .strip_prefix("Suspended for ")
+        .or_else(|| m.strip_prefix("PM: Timekeeping suspended for "))?;
+    let number = rest.strip_suffix(" seconds")?;
+    let (int, frac) = number.split_once('.')?;
+    let digits = |t: &str| !t.is_empty() && t.len() <= 12 && t.bytes().all(|b| b.is_ascii_digit());
+    (digits(int) && digits(frac)).then(|| number.parse().ok())?
+}
+
+/// The UTC wall time of an Android exit line, `suspend: exit suspend, ret = 0 (2012-09-17
+/// 08:09:34.164855730 UTC)`, as seconds since the epoch.
+pub(super) fn android_exit_wall(m: &str) -> Option<f64> {
+    let when = m
+        .strip_prefix("suspend: exit suspend, ret = 0 (")?
+        .strip_suffix(')')?;
+    utc_seconds(when)
+}
+
+/// `2016-03-01 16:26:05.961222028 UTC` as seconds since the epoch; `None` unless the text
+/// is exactly that (the form Android kernels print).
+pub(super) fn utc_seconds(text: &str) -> Option<f64> {
+    parse_utc_time(text).map(|wall| unix_seconds(&wall))
 }
 
 /// A device's own PM line (`port dw-apb-uart.3:0.0: PM: failed to suspend: error -16`,
@@ -99,28 +161,30 @@ pub(super) fn classify_device_pm(m: &str) -> Option<Marker> {
     if digits == 0 || !m[..m.len() - digits].ends_with(" -") {
         return None;
     }
-    static DEVICE_PM: LazyLock<memmem::Finder<'static>> =
-        LazyLock::new(|| memmem::Finder::new(b": PM: "));
-    let at = DEVICE_PM.find(m.as_bytes())?;
-    let rest = &m[at + ": PM: ".len()..];
-    if rest.starts_with("failed to suspend") {
-        return Some(Marker::Aborted);
+    static RETURNS: LazyLock<memmem::Finder<'static>> =
+        LazyLock::new(|| memmem::Finder::new(b"(): "));
+    static FAILED: LazyLock<memmem::Finder<'static>> =
+        LazyLock::new(|| memmem::Finder::new(b" failed to "));
+    let bytes = m.as_bytes();
+    if RETURNS.find(bytes).is_none() && FAILED.find(bytes).is_none() {
+        return None;
     }
-    let (callback, error) = rest.rsplit_once(" returns -")?;
-    let failed = !error.is_empty() && error.bytes().all(|b| b.is_ascii_digit());
-    (failed && callback.contains("suspend") && !callback.contains("resume"))
-        .then_some(Marker::Aborted)
+    device_marker(pm_failure(None, m)?)
+}
+
+fn device_marker(failure: PmFailure) -> Option<Marker> {
+    Some(if failure.aborts() {
+        Marker::Aborted
+    } else {
+        Marker::DeviceFailed
+    })
 }
 
 fn classify_pm(m: &str) -> Option<Marker> {
     use Marker::*;
     let rest = m.strip_prefix("PM: ")?;
-    if rest.contains("failed to suspend")
-        || rest.starts_with("Some devices failed to suspend")
-        || (rest.contains("suspend of devices")
-            && (rest.contains("failed") || rest.contains("aborted")))
-    {
-        Some(Aborted)
+    if let Some(failure) = pm_failure(None, m) {
+        device_marker(failure)
     } else if let Some(hibernation) = classify_hibernation(rest) {
         Some(hibernation)
     } else if let Some(mode) = rest.strip_prefix("suspend entry") {
@@ -136,8 +200,24 @@ fn classify_pm(m: &str) -> Option<Marker> {
             mode_in_parens(what.trim_start_matches("sleep")).or_else(|| mode_word(what)),
         ))
     } else if let Some(what) = rest.strip_prefix("Entering ") {
-        // `PM: Entering mem sleep` (3.x): the platform is about to sleep.
-        mode_word(what).map(|mode| PlatformSleep(Some(mode)))
+        // `PM: Entering mem sleep` (3.x): printed before the devices suspend, so it names
+        // the mode and no step.
+        mode_word(what).map(|mode| ModeOnly(Some(mode)))
+    } else if let Some(wall) = rest.strip_prefix("PM: suspend ") {
+        // Android: `PM: PM: suspend entry 2020-06-07 16:27:41.246277668 UTC`.
+        match wall.split_once(' ') {
+            Some(("entry", when)) if utc_seconds(when).is_some() => Some(WallEntry),
+            Some(("exit", when)) if utc_seconds(when).is_some() => Some(WallExit),
+            _ => None,
+        }
+    } else if rest == "Restoring platform NVS memory" {
+        Some(Resume(ResumeEvidence::NvsRestored))
+    } else if rest == "Finishing wakeup." || devices_step(rest, "resume") {
+        Some(Resume(ResumeEvidence::DevicesResumed))
+    } else if devices_step(rest, "noirq suspend") {
+        Some(NoirqSuspended)
+    } else if rest.starts_with("Timekeeping suspended for ") {
+        suspended_for(m).map(|_| Resume(ResumeEvidence::Timekeeping))
     } else if rest.starts_with("suspend-to-idle") {
         Some(PlatformSleep(Some(SleepMode::S2idle)))
     } else if rest.starts_with("resume from suspend-to-idle") {
@@ -145,6 +225,27 @@ fn classify_pm(m: &str) -> Option<Marker> {
     } else {
         None
     }
+}
+
+/// `noirq resume of devices complete after 61.589 msecs` for `step` `noirq resume` (and
+/// `resume`, `early resume` for `resume`): one step of the devices, finished.
+fn devices_step(rest: &str, step: &str) -> bool {
+    let steps: &[&str] = if step == "resume" {
+        &["resume", "noirq resume", "early resume"]
+    } else {
+        &[step]
+    };
+    steps.iter().any(|s| {
+        rest.strip_prefix(s)
+            .and_then(|r| r.strip_prefix(" of devices complete after "))
+            .and_then(|r| r.strip_suffix(" msecs"))
+            .is_some_and(|n| {
+                let (int, frac) = n.split_once('.').unwrap_or((n, "0"));
+                !int.is_empty()
+                    && !frac.is_empty()
+                    && int.bytes().chain(frac.bytes()).all(|b| b.is_ascii_digit())
+            })
+    })
 }
 
 fn classify_acpi(m: &str) -> Option<Marker> {
@@ -157,6 +258,9 @@ fn classify_acpi(m: &str) -> Option<Marker> {
         return Some(EcEventUnblocked);
     }
     let rest = rest.strip_prefix("PM: ").unwrap_or(rest);
+    if rest == "Restoring platform NVS memory" {
+        return Some(Resume(ResumeEvidence::NvsRestored));
+    }
     if rest.starts_with("Low-level resume complete") {
         Some(LowLevelResume(None))
     } else if let Some(state) = rest.strip_prefix("Preparing to enter system sleep state S") {
@@ -182,18 +286,25 @@ pub(super) fn abort_cause(m: &str) -> Option<AbortCause> {
     // Most lines start with none of these bytes: only the cheap device test runs on them.
     match m.as_bytes().first()? {
         b't' if m.starts_with("task:") && m.contains(" state:") => Some(AbortCause::Freezer),
-        b'F' if m.starts_with("Freezing") && m.contains(" aborted") => Some(AbortCause::Wakeup),
-        b'F' if m.starts_with("Freezing") && m.contains(" failed") => Some(AbortCause::Freezer),
-        b'P' if m.starts_with("PM: Wakeup pending") || m.contains("wakeup source") => {
+        b'P' | b'A'
+            if [
+                "PM: last active wakeup source: ",
+                "PM: active wakeup source: ",
+                "Abort: Pending Wakeup Sources: ",
+            ]
+            .iter()
+            .any(|start| m.starts_with(start)) =>
+        {
             Some(AbortCause::Wakeup)
         }
-        b'P' if m.starts_with("PM: Device ") && m.contains("failed to suspend")
-            || m.starts_with("PM: dpm_run_callback()") && m.contains(" returns -") =>
-        {
-            Some(AbortCause::Device)
-        }
-        b'P' => None,
-        _ => classify_device_pm(m).map(|_| AbortCause::Device),
+        // The generic line (`Some devices failed to suspend, or early wake event detected`)
+        // tells no cause of its own.
+        b'F' | b'P' | b's' => pm_failure(None, m)
+            .and_then(|f| f.abort_cause())
+            .filter(|c| *c != AbortCause::DeviceOrWakeup),
+        _ => classify_device_pm(m)
+            .filter(|marker| *marker == Marker::Aborted)
+            .map(|_| AbortCause::Device),
     }
 }
 
@@ -246,10 +357,9 @@ fn classify_hibernation(rest: &str) -> Option<Marker> {
         Some(SuspendEntry(hibernate))
     } else if rest.starts_with("hibernation exit") {
         Some(SuspendExit)
-    } else if rest.starts_with("Preallocating image memory")
-        || rest.starts_with("Creating hibernation image")
-        || rest.starts_with("Creating image")
-    {
+    } else if rest.starts_with("Creating hibernation image") || rest.starts_with("Creating image") {
+        Some(HibernationImage)
+    } else if rest.starts_with("Preallocating image memory") {
         Some(Hibernation)
     } else {
         None

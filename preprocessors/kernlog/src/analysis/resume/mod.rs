@@ -12,14 +12,20 @@
 //! parts) holds what was found and the figures derived from it.
 
 mod classify;
+mod finish;
+mod held;
+mod kernel_pm;
 mod model;
 mod step;
 mod tracker;
 
 pub use classify::is_marker;
+pub use kernel_pm::{FailedDevice, PmFailure, pm_failure};
 pub use model::*;
 pub use step::{SuspendStep, suspend_step};
 pub use tracker::CycleTracker;
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_states;

@@ -180,12 +180,118 @@ pub struct Cycle {
     pub failures: Vec<CpuFailure>,
     /// The largest gaps, longest first, at most [`GAPS_KEPT`].
     pub gaps: Vec<Gap>,
+    /// The first line that shows the system came back, and what it is.
+    pub resume_evidence: Option<(Event, ResumeEvidence)>,
+    /// Devices that failed a step of the suspend or resume, in log order, at most
+    /// [`FAILED_DEVICES_KEPT`]; `failed_devices_not_kept` counts the others.
+    pub failed_devices: Vec<DeviceFailure>,
+    pub failed_devices_not_kept: u64,
+    /// The time asleep, where the log says it.
+    pub asleep: Option<Asleep>,
+    /// The log ended while this cycle was open: nothing after it says whether it came back.
+    pub open_at_end: bool,
+}
+
+/// How many failed devices each cycle keeps.
+pub const FAILED_DEVICES_KEPT: usize = 16;
+
+/// A line that shows the system came back from the sleep.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ResumeEvidence {
+    /// `Low-level resume complete`, `resume from suspend-to-idle`.
+    LowLevelResume,
+    /// `Enabling non-boot CPUs`, a CPU booted or up.
+    CpuBringup,
+    /// `Waking up from system sleep state`.
+    PlatformWake,
+    /// `PM: Restoring platform NVS memory` (S1, S3, a hibernation image's restore).
+    NvsRestored,
+    /// The timekeeping line of the wake (`PM: Timekeeping suspended for ...`).
+    Timekeeping,
+    /// The EC's interrupt unblocked (suspend-to-idle).
+    EcUnblocked,
+    /// A resume step of the devices (`PM: noirq resume of devices complete after ...`,
+    /// `PM: resume of devices complete after ...`, `PM: Finishing wakeup.`).
+    DevicesResumed,
+    /// Android's `suspend: exit suspend, ret = 0`.
+    AndroidExit,
+    /// The attempt's exit (`PM: suspend exit`, `Restarting tasks ... done.`).
+    Exit,
+}
+
+impl ResumeEvidence {
+    /// The evidence in words.
+    pub fn describe(self) -> &'static str {
+        match self {
+            ResumeEvidence::LowLevelResume => "the low-level resume",
+            ResumeEvidence::CpuBringup => "the CPU bring-up",
+            ResumeEvidence::PlatformWake => "the platform's wake",
+            ResumeEvidence::NvsRestored => "the platform NVS memory restored",
+            ResumeEvidence::Timekeeping => "the timekeeping line of the wake",
+            ResumeEvidence::EcUnblocked => "the EC's interrupt unblocked",
+            ResumeEvidence::DevicesResumed => "the devices' resume",
+            ResumeEvidence::AndroidExit => "the exit line `suspend: exit suspend, ret = 0`",
+            ResumeEvidence::Exit => "the attempt's exit",
+        }
+    }
+}
+
+/// A device that failed a step of the suspend or resume (`PM: Device 00:0a failed to thaw:
+/// error -5`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeviceFailure {
+    pub line: u64,
+    pub device: String,
+    pub step: String,
+    pub error: i32,
+}
+
+/// Where the log tells the time asleep.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AsleepSource {
+    /// `PM: Timekeeping suspended for N seconds`, older `Suspended for N seconds`.
+    Timekeeping,
+    /// Android's UTC wall time in `PM: suspend entry`/`exit`: the wall times' difference
+    /// minus the kernel stamps' difference of the two lines.
+    WallClock,
+}
+
+/// The time asleep of one cycle and where the log tells it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Asleep {
+    pub seconds: f64,
+    pub source: AsleepSource,
+    pub line: u64,
+}
+
+/// What became of an attempt, as far as the log shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OutcomeState {
+    Resumed,
+    Aborted,
+    /// A new boot or another attempt follows without a resume line.
+    DidNotResume,
+    /// The log ends before any resume line.
+    Suspending,
+}
+
+/// An attempt's outcome and the line that decides it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outcome {
+    pub state: OutcomeState,
+    /// Why, in words: the abort's cause, the resume's evidence, or what follows.
+    pub cause: String,
+    pub line: u64,
 }
 
 /// Why a suspend attempt was abandoned.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Aborted {
     pub line: u64,
+    /// The aborting line's place in time.
+    pub event: Event,
     pub message: String,
     pub cause: AbortCause,
     /// The lines that tell more, in log order, at most [`ABORT_DETAILS_KEPT`]: tasks that
@@ -209,6 +315,8 @@ pub enum AbortCause {
     /// `Some devices failed to suspend, or early wake event detected` with nothing around
     /// it that tells which.
     DeviceOrWakeup,
+    /// A hibernation image could not be made or written (`PM: Not enough free swap`).
+    Image,
 }
 
 impl AbortCause {
@@ -221,6 +329,7 @@ impl AbortCause {
             AbortCause::DeviceOrWakeup => {
                 "a device failed to suspend or a wakeup event arrived (the log does not say which)"
             }
+            AbortCause::Image => "the hibernation image could not be made or written",
         }
     }
 }
@@ -273,18 +382,65 @@ impl Cycle {
         cpu.up?.ms_since(self.enable_start.as_ref()?)
     }
 
-    /// Kernel time of the suspend half: entry to the last record before resume.
+    /// Kernel time of the suspend half: entry to the last record before resume (for a
+    /// hibernation, to the image's creation); `None` for an aborted attempt, which never
+    /// slept.
     pub fn suspend_ms(&self) -> Option<f64> {
+        if self.aborted.is_some() {
+            return None;
+        }
         self.last_suspend_record?.ms_since(self.entry.as_ref()?)
     }
 
-    /// Kernel time of the resume half: `Low-level resume complete` to the exit; `None` for
-    /// an aborted attempt.
+    /// An aborted attempt: entry to the line that abandoned it.
+    pub fn time_to_abort_ms(&self) -> Option<f64> {
+        let aborted = self.aborted.as_ref()?;
+        aborted.event.ms_since(self.entry.as_ref()?)
+    }
+
+    /// Kernel time of the resume half: `Low-level resume complete` (or the first line that
+    /// shows the system back) to the exit; `None` for an aborted attempt.
     pub fn resume_ms(&self) -> Option<f64> {
         if self.aborted.is_some() {
             return None;
         }
-        self.exit?.ms_since(self.low_level_resume.as_ref()?)
+        let start = self
+            .low_level_resume
+            .or_else(|| self.resume_evidence.map(|(e, _)| e))?;
+        self.exit?.ms_since(&start)
+    }
+
+    /// What became of the attempt: aborted, resumed (and the line that shows it), or no
+    /// resume line, with the log going on or ending there.
+    pub fn outcome(&self) -> Outcome {
+        if let Some(a) = &self.aborted {
+            return Outcome {
+                state: OutcomeState::Aborted,
+                cause: a.cause.describe().to_string(),
+                line: a.line,
+            };
+        }
+        if let Some((event, evidence)) = self.resume_evidence {
+            return Outcome {
+                state: OutcomeState::Resumed,
+                cause: format!("the log shows {}", evidence.describe()),
+                line: event.line,
+            };
+        }
+        let from = self.entry.map_or(self.first_line, |e| e.line);
+        if self.open_at_end {
+            Outcome {
+                state: OutcomeState::Suspending,
+                cause: "the log ends before any resume line".to_string(),
+                line: from,
+            }
+        } else {
+            Outcome {
+                state: OutcomeState::DidNotResume,
+                cause: "no resume line before the next attempt or boot".to_string(),
+                line: from,
+            }
+        }
     }
 
     /// CPUs whose Booting line has no `CPUn is up`, and CPUs taken offline that never
@@ -313,12 +469,7 @@ impl Cycle {
     /// True when the log shows the resume: the low-level resume, CPUs enabled or up, the
     /// platform's wake, or the exit of an attempt that was not aborted.
     pub fn resumed(&self) -> bool {
-        self.aborted.is_none()
-            && (self.low_level_resume.is_some()
-                || self.enable_start.is_some()
-                || self.wake.is_some()
-                || self.exit.is_some()
-                || self.cpus.iter().any(|c| c.up.is_some()))
+        self.outcome().state == OutcomeState::Resumed
     }
 
     /// The phase of that name, if both its ends are in the log.

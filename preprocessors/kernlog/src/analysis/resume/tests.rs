@@ -4,7 +4,8 @@ use super::classify::classify_device_pm;
 use super::*;
 use crate::parse::reader::RecordReader;
 
-fn cycles(text: &str) -> Vec<Cycle> {
+/// The cycles the tracker finds in `text`.
+pub(super) fn cycles(text: &str) -> Vec<Cycle> {
     let mut reader = RecordReader::new(text.as_bytes());
     let mut tracker = CycleTracker::new();
     while let Some(r) = reader.next_record() {

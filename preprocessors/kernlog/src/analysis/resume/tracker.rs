@@ -1,13 +1,19 @@
 //! The cycle tracker: a state machine fed one record at a time, keeping only the open
 //! cycle and bounded summaries, so that it runs in constant memory on logs of any length.
 
-use super::classify::{Marker, abort_cause, booting_apic, classify, is_boot_line};
+use super::classify::{
+    Marker, abort_cause, android_exit_wall, booting_apic, classify, is_boot_line, suspended_for,
+    utc_seconds,
+};
+use super::finish::{
+    begin_resume, exit_evidence, finish_cycle, keep_largest, note_failed_device, wall_of,
+};
+use super::held::HeldRecord;
 use super::model::*;
 use std::collections::{HashMap, HashSet};
 
 use crate::analysis::limits::{CPUS_KEPT, CYCLES_KEPT};
 use crate::parse::reader::{Clock, Record, Time};
-use crate::parse::record::Line;
 
 /// A backwards step of the monotonic clock larger than this starts a new segment: two
 /// excerpts pasted together, or a new boot.
@@ -28,73 +34,48 @@ pub struct CycleTracker {
     held: Vec<HeldRecord>,
     cycles_not_kept: u64,
     cpu_lines_not_kept: u64,
+    /// Android's wall time of an entry printed on the line before it.
+    pending_wall_entry: Option<(Event, f64)>,
 }
 
 /// Lines stamped far back that are all held before the log is taken to have moved to a new
 /// clock: more than a CPU prints while it comes up.
 const HELD_MAX: usize = 16;
 
-/// An owned copy of the fields of a [`Record`] that the tracker reads.
 #[derive(Debug)]
-struct HeldRecord {
-    line: u64,
-    time: Option<Time>,
-    continuation: bool,
-    resolution_us: u64,
-    format: crate::parse::record::Format,
-    message: String,
-}
-
-impl HeldRecord {
-    fn of(record: &Record) -> Self {
-        HeldRecord {
-            line: record.line,
-            time: record.time,
-            continuation: record.continuation,
-            resolution_us: record.resolution_us,
-            format: record.format,
-            message: record.message.to_string(),
-        }
-    }
-
-    /// The record again, with its stamp or, for a line printed out of order, without one.
-    fn record(&self, keep_time: bool) -> Record<'_> {
-        Record {
-            line: self.line,
-            time: self.time.filter(|_| keep_time),
-            continuation: self.continuation && keep_time,
-            text: Line::new(self.format, None, self.resolution_us, &self.message),
-        }
-    }
-}
-
-#[derive(Debug)]
-struct Open {
-    cycle: Cycle,
+pub(super) struct Open {
+    pub(super) cycle: Cycle,
     /// The newest-wording entry was seen: wait for `PM: suspend exit`.
-    new_wording: bool,
+    pub(super) new_wording: bool,
     /// `Restarting tasks ... done.` ended the cycle the older way; a `PM: suspend exit`
     /// right after it still belongs to it (kernels print both when the entry is not shown).
-    thawed_old_style: bool,
-    resumed: bool,
+    pub(super) thawed_old_style: bool,
+    pub(super) resumed: bool,
     /// Gaps up to the last marker, and gaps after it (dropped if no marker follows).
-    gaps: Vec<Gap>,
-    pending_gaps: Vec<Gap>,
-    freeze_start: Option<Event>,
-    freeze_end: Option<Event>,
-    platform_sleep: Option<Event>,
-    disable_start: Option<Event>,
-    last_offline: Option<Event>,
-    ec_event: Option<Event>,
-    thaw_start: Option<Event>,
-    thaw_done: Option<Event>,
+    pub(super) gaps: Vec<Gap>,
+    pub(super) pending_gaps: Vec<Gap>,
+    pub(super) freeze_start: Option<Event>,
+    pub(super) freeze_end: Option<Event>,
+    pub(super) platform_sleep: Option<Event>,
+    pub(super) disable_start: Option<Event>,
+    pub(super) last_offline: Option<Event>,
+    pub(super) ec_event: Option<Event>,
+    pub(super) thaw_start: Option<Event>,
+    pub(super) thaw_done: Option<Event>,
     /// Lines before the resume that tell why an attempt may abort (at most
     /// [`ABORT_DETAILS_KEPT`]).
-    abort_details: Vec<AbortDetail>,
+    pub(super) abort_details: Vec<AbortDetail>,
     /// Where each CPU's bring-up is in `cycle.cpus`, and the CPUs in `cycle.offlined`: one
     /// lookup per line, however many CPUs the log names.
-    cpu_index: HashMap<u32, usize>,
-    offlined: HashSet<u32>,
+    pub(super) cpu_index: HashMap<u32, usize>,
+    pub(super) offlined: HashSet<u32>,
+    /// `Restarting tasks ...` was printed without its `done.`.
+    pub(super) split_thaw: bool,
+    pub(super) noirq_suspended: Option<Event>,
+    pub(super) image_created: Option<Event>,
+    /// Android's wall times of the entry and the exit, with the lines that print them.
+    pub(super) wall_entry: Option<(Event, f64)>,
+    pub(super) wall_exit: Option<(Event, f64)>,
 }
 
 impl Open {
@@ -122,6 +103,11 @@ impl Open {
             abort_details: Vec::new(),
             cpu_index: HashMap::new(),
             offlined: HashSet::new(),
+            split_thaw: false,
+            noirq_suspended: None,
+            image_created: None,
+            wall_entry: None,
+            wall_exit: None,
         }
     }
 }
@@ -202,7 +188,12 @@ impl CycleTracker {
         if self.held.is_empty() {
             return;
         }
-        if new_clock {
+        if new_clock && self.restoring_image() {
+            // The kernel saved in a hibernation image goes on after the boot that read it
+            // back, on that boot's clock: the same cycle, its resume.
+            self.last_event = None;
+            self.last_time = None;
+        } else if new_clock {
             self.start_new_boot();
         }
         for held in std::mem::take(&mut self.held) {
@@ -240,8 +231,18 @@ impl CycleTracker {
         // Held lines at the very end: nothing says the clock changed, so they were printed
         // out of order, kept without their stamps.
         self.release(false);
+        if let Some(open) = self.current.as_mut() {
+            open.cycle.open_at_end = true;
+        }
         self.close();
         self.done
+    }
+
+    /// True while a hibernation has made its image and shows nothing of a resume yet.
+    fn restoring_image(&self) -> bool {
+        self.current
+            .as_ref()
+            .is_some_and(|o| o.image_created.is_some() && !o.resumed)
     }
 
     /// True when `time` is well before the last stamp on the same monotonic clock.
@@ -285,8 +286,9 @@ impl CycleTracker {
 
     fn close(&mut self) {
         if let Some(mut open) = self.current.take() {
-            // A log that ends before any resume: the suspend half runs to its last record.
-            if !open.resumed && open.cycle.entry.is_some() {
+            // A log that ends, or goes on to the next attempt, before any line of a resume:
+            // the suspend half runs to its last record.
+            if !open.resumed && open.cycle.entry.is_some() && open.cycle.resume_evidence.is_none() {
                 open.cycle.last_suspend_record = self.last_event;
             }
             if self.done.len() < CYCLES_KEPT {
@@ -311,7 +313,26 @@ impl CycleTracker {
     fn apply(&mut self, marker: Marker, record: &Record) {
         use Marker::*;
         let event = Event::of(record);
-        if marker != SuspendExit && self.current.as_ref().is_some_and(|o| o.thawed_old_style) {
+        // Lines that belong to the cycle open, if any, and start none.
+        match marker {
+            WallEntry => {
+                self.pending_wall_entry = wall_of(record.message).map(|w| (event, w));
+                return;
+            }
+            WallExit => {
+                if let Some(open) = self.current.as_mut() {
+                    open.wall_exit = wall_of(record.message).map(|w| (event, w));
+                }
+                return;
+            }
+            Done if !self.current.as_ref().is_some_and(|o| o.split_thaw) => return,
+            _ => {}
+        }
+        let ends_old_style = matches!(
+            marker,
+            SuspendExit | Resume(ResumeEvidence::AndroidExit) | Done
+        );
+        if !ends_old_style && self.current.as_ref().is_some_and(|o| o.thawed_old_style) {
             self.close();
         }
         // A new entry closes a cycle that already resumed, was abandoned, or has gone past
@@ -354,14 +375,29 @@ impl CycleTracker {
             return;
         }
         let last_event = self.last_event;
+        let pending_wall_entry = if matches!(marker, SuspendEntry(_) | OldSuspendEntry(_)) {
+            self.pending_wall_entry.take()
+        } else {
+            None
+        };
         let open = self.open(record);
         open.cycle.last_line = record.line;
         let pending = std::mem::take(&mut open.pending_gaps);
         for gap in pending {
             keep_largest(&mut open.gaps, gap);
         }
+        if matches!(marker, SuspendEntry(_) | OldSuspendEntry(_)) && open.cycle.entry.is_none() {
+            // `PM: suspend entry 2016-03-01 16:26:06.254544580 UTC` carries its own wall time;
+            // `PM: PM: suspend entry ...` came on the line before.
+            let own = record
+                .message
+                .strip_prefix("PM: suspend entry ")
+                .and_then(utc_seconds)
+                .map(|w| (event, w));
+            open.wall_entry = own.or(pending_wall_entry);
+        }
         match marker {
-            BootBanner => {}
+            BootBanner | WallEntry | WallExit => {}
             SuspendEntry(mode) => {
                 open.cycle.entry = Some(event);
                 open.cycle.legacy_markers = false;
@@ -379,6 +415,13 @@ impl CycleTracker {
                 open.freeze_start.get_or_insert(event);
             }
             Hibernation => open.cycle.mode = Some(SleepMode::Hibernate),
+            HibernationImage => {
+                open.cycle.mode = Some(SleepMode::Hibernate);
+                open.image_created.get_or_insert(event);
+            }
+            ModeOnly(mode) => open.cycle.mode = open.cycle.mode.or(mode),
+            NoirqSuspended if !open.resumed => open.noirq_suspended = Some(event),
+            NoirqSuspended => {}
             FreezeEnd => open.freeze_end = Some(event),
             PlatformSleep(mode) => {
                 open.platform_sleep.get_or_insert(event);
@@ -398,16 +441,16 @@ impl CycleTracker {
                 }
             }
             LowLevelResume(mode) => {
-                begin_resume(open, last_event);
+                begin_resume(open, last_event, event, ResumeEvidence::LowLevelResume);
                 open.cycle.mode = open.cycle.mode.or(mode);
                 open.cycle.low_level_resume.get_or_insert(event);
             }
             EnableCpus => {
-                begin_resume(open, last_event);
+                begin_resume(open, last_event, event, ResumeEvidence::CpuBringup);
                 open.cycle.enable_start.get_or_insert(event);
             }
             Booting(cpu) => {
-                begin_resume(open, last_event);
+                begin_resume(open, last_event, event, ResumeEvidence::CpuBringup);
                 let apic = booting_apic(record.message);
                 match open.cpu(cpu) {
                     Some(c) => {
@@ -418,7 +461,7 @@ impl CycleTracker {
                 }
             }
             CpuUp(cpu) => {
-                begin_resume(open, last_event);
+                begin_resume(open, last_event, event, ResumeEvidence::CpuBringup);
                 match open.cpu(cpu) {
                     Some(c) => c.up = Some(event),
                     None => self.cpu_lines_not_kept += 1,
@@ -434,11 +477,12 @@ impl CycleTracker {
             }
             CpuError(..) => self.cpu_lines_not_kept += 1,
             Wake(mode) => {
-                begin_resume(open, last_event);
+                begin_resume(open, last_event, event, ResumeEvidence::PlatformWake);
                 open.cycle.wake.get_or_insert(event);
                 open.cycle.mode = open.cycle.mode.or(mode);
             }
             EcInterruptUnblocked => {
+                begin_resume(open, last_event, event, ResumeEvidence::EcUnblocked);
                 if open.cycle.wake.is_some() {
                     open.cycle.ec_unblock.get_or_insert(event);
                 }
@@ -450,107 +494,73 @@ impl CycleTracker {
                 open.thaw_start.get_or_insert(event);
             }
             ThawDone => open.thaw_done = Some(event),
-            OldThawDone => {
+            SplitThawStart => {
+                open.thaw_start.get_or_insert(event);
+                open.split_thaw = true;
+            }
+            OldThawDone | Done => {
+                open.split_thaw = false;
                 open.thaw_done = Some(event);
                 if !open.new_wording {
                     open.cycle.exit = Some(event);
                     open.thawed_old_style = true;
+                    exit_evidence(open, event);
                 }
             }
+            Resume(evidence) => {
+                begin_resume(open, last_event, event, evidence);
+                let timekeeping = evidence == ResumeEvidence::Timekeeping;
+                let asleep = suspended_for(record.message)
+                    .filter(|_| timekeeping && open.cycle.asleep.is_none());
+                if let Some(seconds) = asleep {
+                    open.cycle.asleep = Some(Asleep {
+                        seconds,
+                        source: AsleepSource::Timekeeping,
+                        line: record.line,
+                    });
+                }
+                if evidence == ResumeEvidence::AndroidExit {
+                    open.wall_exit = android_exit_wall(record.message).map(|w| (event, w));
+                    if !open.new_wording && open.cycle.exit.is_none() {
+                        open.cycle.exit = Some(event);
+                        open.thawed_old_style = true;
+                    }
+                }
+            }
+            DeviceFailed => note_failed_device(open, record),
             SuspendExit => {
                 if open.thawed_old_style {
                     // The cycle's real exit: it is not a cycle of the older kernels after all.
                     open.cycle.legacy_markers &= open.cycle.entry.is_some() && !open.new_wording;
                 }
                 open.cycle.exit = Some(event);
+                if let Some(w) = record
+                    .message
+                    .strip_prefix("PM: suspend exit ")
+                    .and_then(utc_seconds)
+                {
+                    open.wall_exit = Some((event, w));
+                }
+                exit_evidence(open, event);
                 self.close();
             }
             Aborted => {
-                if open.cycle.aborted.is_none() && !open.resumed {
+                note_failed_device(open, record);
+                let cause = abort_cause(record.message).unwrap_or(AbortCause::DeviceOrWakeup);
+                // A hibernation thaws its devices after making the image: a failure to
+                // write it still abandons the attempt.
+                let image_lost = cause == AbortCause::Image && open.image_created.is_some();
+                if open.cycle.aborted.is_none() && (!open.resumed || image_lost) {
+                    open.cycle.resume_evidence = None;
                     open.cycle.aborted = Some(self::Aborted {
                         line: record.line,
+                        event,
                         message: record.message.to_string(),
-                        cause: abort_cause(record.message).unwrap_or(AbortCause::DeviceOrWakeup),
+                        cause,
                         details: Vec::new(),
                     });
                 }
             }
         }
     }
-}
-
-fn begin_resume(open: &mut Open, last: Option<Event>) {
-    if !open.resumed {
-        open.resumed = true;
-        if open.cycle.entry.is_some() {
-            open.cycle.last_suspend_record = last;
-        }
-    }
-}
-
-fn keep_largest(gaps: &mut Vec<Gap>, gap: Gap) {
-    if gaps.len() == GAPS_KEPT && gaps.last().is_some_and(|g| g.us >= gap.us) {
-        return;
-    }
-    let pos = gaps.partition_point(|g| g.us >= gap.us);
-    gaps.insert(pos, gap);
-    gaps.truncate(GAPS_KEPT);
-}
-
-fn finish_cycle(open: Open) -> Cycle {
-    let mut cycle = open.cycle;
-    cycle.gaps = open.gaps;
-    if let Some(aborted) = cycle.aborted.as_mut() {
-        aborted.details = open.abort_details;
-        aborted.details.retain(|d| d.line != aborted.line);
-        // A generic line (`Some devices failed to suspend, or early wake event detected`)
-        // takes its cause from the lines around it.
-        if aborted.cause == AbortCause::DeviceOrWakeup {
-            if let Some(told) = aborted.details.first() {
-                aborted.cause = told.cause;
-            }
-        }
-    }
-    let mut phases = Vec::new();
-    let mut span = |name, start: Option<Event>, end: Option<Event>| {
-        if let (Some(start), Some(end)) = (start, end) {
-            if end.line >= start.line {
-                phases.push(Phase { name, start, end });
-            }
-        }
-    };
-    span(PhaseName::Freeze, open.freeze_start, open.freeze_end);
-    let sleep_entry = match (open.platform_sleep, open.disable_start) {
-        (Some(a), Some(b)) => Some(if a.line < b.line { a } else { b }),
-        (a, b) => a.or(b),
-    };
-    span(PhaseName::DeviceSuspend, open.freeze_end, sleep_entry);
-    span(
-        PhaseName::DisableCpus,
-        open.disable_start,
-        open.last_offline,
-    );
-    span(
-        PhaseName::LowLevelResume,
-        cycle.low_level_resume,
-        cycle.enable_start,
-    );
-    span(
-        PhaseName::EnableCpus,
-        cycle.enable_start,
-        cycle.enable_finished(),
-    );
-    span(PhaseName::PlatformWake, cycle.wake, cycle.ec_unblock);
-    span(PhaseName::EcUnblock, cycle.ec_unblock, open.ec_event);
-    span(
-        PhaseName::DeviceResume,
-        open.ec_event.or(cycle.ec_unblock),
-        open.thaw_start,
-    );
-    span(PhaseName::Thaw, open.thaw_start, open.thaw_done);
-    cycle.phases = phases;
-    cycle
-        .cpus
-        .sort_by_key(|c| c.booting.or(c.up).map(|e| e.line));
-    cycle
 }

@@ -2,7 +2,7 @@
 //! never back. The checklist tells every attempt that did not resume as such, instead of
 //! passing over it.
 
-use crate::analysis::resume::Cycle;
+use crate::analysis::resume::{Cycle, OutcomeState};
 
 use super::{Item, Status};
 
@@ -21,7 +21,7 @@ pub enum Attempt {
     DidNotResume { line: u64 },
 }
 
-/// The outcome of `cycle`.
+/// The outcome of `cycle`, from the cycle's own (see [`Cycle::outcome`]).
 pub fn attempt(cycle: &Cycle) -> Attempt {
     if let Some(a) = &cycle.aborted {
         return Attempt::Aborted {
@@ -29,18 +29,58 @@ pub fn attempt(cycle: &Cycle) -> Attempt {
             message: a.message.clone(),
         };
     }
-    let resumed = cycle.low_level_resume.is_some()
-        || cycle.enable_start.is_some()
-        || cycle.wake.is_some()
-        || cycle.ec_unblock.is_some()
-        || cycle.exit.is_some()
-        || !cycle.cpus.is_empty();
-    match (resumed, cycle.entry) {
-        (false, Some(entry)) => Attempt::DidNotResume { line: entry.line },
+    let outcome = cycle.outcome();
+    match (outcome.state, cycle.entry) {
+        (OutcomeState::DidNotResume | OutcomeState::Suspending, Some(entry)) => {
+            Attempt::DidNotResume { line: entry.line }
+        }
         _ if cycle.enable_start.is_none() && cycle.cpus.is_empty() => {
             Attempt::ResumedWithoutBringup
         }
         _ => Attempt::Resumed,
+    }
+}
+
+/// The item "no device failed to suspend or resume": a warning for each device a failure
+/// line names (a device that failed to resume does not make the attempt fail), PASS when
+/// there is none.
+pub fn devices_item(cycles: &[Cycle]) -> Item {
+    let name = "no device failed to suspend or resume";
+    let mut told = Vec::new();
+    let mut lines = Vec::new();
+    for (i, c) in cycles.iter().enumerate() {
+        for d in &c.failed_devices {
+            told.push(format!(
+                "attempt {}: {} failed to {} (error {}, line {})",
+                i + 1,
+                d.device,
+                d.step,
+                d.error,
+                d.line
+            ));
+            lines.push(d.line);
+        }
+        if c.failed_devices_not_kept > 0 {
+            told.push(format!(
+                "attempt {}: {} more failed devices",
+                i + 1,
+                c.failed_devices_not_kept
+            ));
+        }
+    }
+    let (status, reason) = if told.is_empty() {
+        (
+            Status::Pass,
+            "no failed suspend or resume step of a device in the log".to_string(),
+        )
+    } else {
+        (Status::Warn, told.join("; "))
+    };
+    Item {
+        name,
+        status,
+        reason,
+        lines,
     }
 }
 

@@ -14,7 +14,7 @@ mod bundle_items;
 mod mtrr_items;
 
 pub use attempts::{Attempt, attempt};
-use attempts::{attempts_item, not_resumed, plural};
+use attempts::{attempts_item, devices_item, not_resumed, plural};
 use mtrr_items::{consistency_item, diagnostic_item, warnings_item};
 
 pub use crate::analysis::cycle_mtrr::{FIX_DIAGNOSTICS, is_fix_diagnostic};
@@ -26,6 +26,9 @@ pub enum Status {
     Fail,
     /// The log has no data for this item (e.g. no `mtrr=debug` output).
     Skip,
+    /// Worth a look, but no failure of the fix or of the attempt (a device that failed to
+    /// resume).
+    Warn,
 }
 
 impl Status {
@@ -34,6 +37,7 @@ impl Status {
             Status::Pass => "PASS",
             Status::Fail => "FAIL",
             Status::Skip => "SKIP",
+            Status::Warn => "WARN",
         }
     }
 }
@@ -192,8 +196,10 @@ fn check_with(analysis: &Analysis, limits: Limits, captured: Option<&BundleConte
                 ),
             )
         };
+        let mut items = vec![attempts];
+        items.extend(Some(devices_item(&analysis.cycles)).filter(|i| i.status == Status::Warn));
         return Checklist {
-            items: vec![attempts],
+            items,
             overall,
             verdict,
         };
@@ -230,6 +236,7 @@ fn check_with(analysis: &Analysis, limits: Limits, captured: Option<&BundleConte
     ];
     items.extend(as_before);
     items.push(warnings_item(analysis, &windows));
+    items.push(devices_item(&analysis.cycles));
     let failed: Vec<&str> = items
         .iter()
         .filter(|i| i.status == Status::Fail)

@@ -149,7 +149,8 @@ const MTRR_FINDINGS: [FindingKind; 3] = [
 /// inputs, with that input's reason) and its MTRR findings, summed.
 fn mtrr_side(side: &[&Evidence], lists: &[Checklist]) -> MtrrSide {
     let rank = |s: Status| match s {
-        Status::Fail => 2,
+        Status::Fail => 3,
+        Status::Warn => 2,
         Status::Skip => 1,
         Status::Pass => 0,
     };

@@ -177,6 +177,12 @@ pub(super) fn parse_kmsg(text: &str) -> Option<Line<'_>> {
     let stamp = Some(Stamp::Monotonic(record.usec));
     let mut line = Line::new(Format::Kmsg, stamp, 1, record.message);
     line.level = Some(record.level);
+    // Facility 0 is the kernel's; the others are user space writing to /dev/kmsg.
+    if let Some(f) = u8::try_from(record.facility).ok().filter(|&f| f != 0) {
+        line.origin = super::Origin::User {
+            ident: super::prefix::facility_name(f),
+        };
+    }
     line.caller = record.caller;
     Some(line)
 }

@@ -159,15 +159,26 @@ mod tests;
 pub use dmesg::{KmsgRecord, parse_kmsg_record};
 use dmesg::{parse_bracketed, parse_kmsg};
 use prefix::{
-    capture_stamp_len, glued_stamp_start, split_caller, strip_level, strip_quoting,
-    strip_unknown_stamp,
+    capture_stamp_len, facility_name, glued_stamp_start, prefix_facility, split_caller,
+    strip_level, strip_quoting, strip_unknown_stamp,
 };
 use syslog::{parse_dateless_kernel_line, parse_iso_line, parse_month_line};
+
+/// `2016-03-01 16:26:05.961222028 UTC`, as Android kernels print the wall time in their PM
+/// lines (nanoseconds kept to the microsecond); `None` unless the text is exactly that.
+pub(crate) fn parse_utc_time(text: &str) -> Option<WallTime> {
+    let text = text.strip_suffix(" UTC")?;
+    let b = text.as_bytes();
+    let iso_shape = b.len() > 20 && b.get(10) == Some(&b' ') && b.get(19) == Some(&b'.');
+    let (wall, _) = calendar::parse_iso(text).filter(|_| iso_shape)?;
+    wall.year.is_some().then_some(wall)
+}
 
 /// Recognise one line of kernel log text (without its line terminator).
 pub fn parse_line(raw: &str) -> Line<'_> {
     let text = strip_quoting(raw).trim_end();
     let text = strip_capture_stamp(text);
+    let facility = prefix_facility(text);
     let (level, text) = strip_level(text);
     let mut line = parse_stamped(text)
         .or_else(|| parse_dateless_kernel_line(text))
@@ -180,6 +191,11 @@ pub fn parse_line(raw: &str) -> Line<'_> {
             line
         });
     line.level = line.level.or(level);
+    if let Some(f) = facility.filter(|&f| f != 0 && level.is_some()) {
+        line.origin = Origin::User {
+            ident: facility_name(f),
+        };
+    }
     line
 }
 

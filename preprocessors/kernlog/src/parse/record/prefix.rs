@@ -118,6 +118,34 @@ pub(super) fn strip_level(text: &str) -> (Option<u8>, &str) {
     (None, text)
 }
 
+/// The syslog facility a line's prefix names (`<30>` is daemon, `dmesg -x`'s `user  :`):
+/// records that carry one and name any but the kernel's (0) were written by user space
+/// through `/dev/kmsg`, not printed by the kernel.
+pub(super) fn prefix_facility(text: &str) -> Option<u8> {
+    let prio = text.strip_prefix('<').and_then(|rest| {
+        let end = rest.find('>').filter(|end| (1..=3).contains(end))?;
+        rest[..end].parse::<u16>().ok()
+    });
+    if let Some(prio) = prio {
+        return u8::try_from(prio >> 3).ok();
+    }
+    let near_start = &text.as_bytes()[..text.len().min(10)];
+    let colon = near_start.iter().position(|&b| b == b':')?;
+    let name = text.get(..colon)?.trim_end();
+    FACILITIES
+        .iter()
+        .position(|f| *f == name)
+        .and_then(|i| u8::try_from(i).ok())
+}
+
+/// The name of a syslog facility number, for user-space records of `/dev/kmsg`.
+pub(super) fn facility_name(facility: u8) -> &'static str {
+    FACILITIES
+        .get(usize::from(facility))
+        .copied()
+        .unwrap_or("user")
+}
+
 pub(super) const FACILITIES: [&str; 12] = [
     "kern", "user", "mail", "daemon", "auth", "syslog", "lpr", "news", "uucp", "cron", "authpriv",
     "ftp",

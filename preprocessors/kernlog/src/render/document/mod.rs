@@ -9,7 +9,9 @@ use serde::Serialize;
 use crate::analysis::Analysis;
 use crate::analysis::findings::{Links, no_links};
 use crate::analysis::limits::NotKept;
-use crate::analysis::resume::{AbortCause, Cycle, Event, PhaseName, SleepMode};
+use crate::analysis::resume::{
+    AbortCause, AsleepSource, Cycle, Event, OutcomeState, PhaseName, SleepMode,
+};
 use crate::analysis::trace::{Durations, TraceStats};
 use crate::parse::reader::Time;
 
@@ -22,7 +24,7 @@ pub use mtrr_docs::{
 };
 
 /// Version of the document layout; bumped on incompatible changes.
-pub const SCHEMA_VERSION: u32 = 2;
+pub const SCHEMA_VERSION: u32 = 3;
 
 #[derive(Debug, Serialize)]
 pub struct Document {
@@ -74,8 +76,18 @@ pub struct CycleDoc {
     pub suspend_span_ms: Option<f64>,
     /// Older kernels: `Restarting tasks ... done.` minus `PM: Syncing filesystems`.
     pub sync_to_restart_ms: Option<f64>,
+    /// What became of the attempt, and why.
+    pub outcome: OutcomeDoc,
     /// The attempt was abandoned before the system slept (no resume figures then).
     pub aborted: Option<AbortedDoc>,
+    /// Entry to the line that abandoned the attempt.
+    pub time_to_abort_ms: Option<f64>,
+    /// The time asleep, where the log says it.
+    pub asleep: Option<AsleepDoc>,
+    /// Devices that failed a step of the suspend or resume.
+    pub failed_devices: Vec<FailedDeviceDoc>,
+    /// Failed devices beyond the first 16 of the cycle, counted only.
+    pub failed_devices_not_kept: u64,
     pub suspend_ms: Option<f64>,
     pub resume_ms: Option<f64>,
     pub enable_phase_ms: Option<f64>,
@@ -88,6 +100,35 @@ pub struct CycleDoc {
     /// MTRR set-state runs of this cycle with `mtrr=debug` (see
     /// [`crate::analysis::rendezvous_per_step`]); `null` without debug lines or bring-up.
     pub mtrr_updates: Option<MtrrUpdatesDoc>,
+}
+
+/// What became of an attempt.
+#[derive(Debug, Serialize)]
+pub struct OutcomeDoc {
+    /// `resumed`, `aborted`, `did_not_resume` or `suspending`.
+    pub state: OutcomeState,
+    /// Why, in words: the abort's cause, the line that shows the resume, or what follows.
+    pub cause: String,
+    pub line: u64,
+}
+
+/// The time asleep and where the log tells it.
+#[derive(Debug, Serialize)]
+pub struct AsleepDoc {
+    pub seconds: f64,
+    /// `timekeeping` or `wall_clock`.
+    pub source: AsleepSource,
+    pub line: u64,
+}
+
+/// One device that failed a step.
+#[derive(Debug, Serialize)]
+pub struct FailedDeviceDoc {
+    pub device: String,
+    /// The step as the kernel names it: `suspend async`, `resume`, `thaw`, `suspend callback`.
+    pub step: String,
+    pub error: i32,
+    pub line: u64,
 }
 
 /// The line that abandoned a suspend attempt.
@@ -274,6 +315,31 @@ fn cycle_doc(analysis: &Analysis, index: usize, c: &Cycle) -> CycleDoc {
                 })
                 .collect(),
         }),
+        outcome: {
+            let o = c.outcome();
+            OutcomeDoc {
+                state: o.state,
+                cause: o.cause,
+                line: o.line,
+            }
+        },
+        time_to_abort_ms: c.time_to_abort_ms().map(round_ms),
+        asleep: c.asleep.map(|a| AsleepDoc {
+            seconds: (a.seconds * 1e6).round() / 1e6,
+            source: a.source,
+            line: a.line,
+        }),
+        failed_devices: c
+            .failed_devices
+            .iter()
+            .map(|d| FailedDeviceDoc {
+                device: d.device.clone(),
+                step: d.step.clone(),
+                error: d.error,
+                line: d.line,
+            })
+            .collect(),
+        failed_devices_not_kept: c.failed_devices_not_kept,
         suspend_ms: c.suspend_ms().map(round_ms),
         resume_ms: c.resume_ms().map(round_ms),
         enable_phase_ms: c.enable_phase_ms().map(round_ms),
