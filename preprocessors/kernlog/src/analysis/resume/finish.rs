@@ -4,7 +4,7 @@
 use super::classify::utc_seconds;
 use super::kernel_pm::{PmFailure, pm_failure};
 use super::model::*;
-use super::tracker::Open;
+use super::open::Open;
 use crate::parse::reader::Record;
 
 /// Mark the resume begun at `event` (the first line of the way back, `evidence` of what it

@@ -16,6 +16,7 @@ mod finish;
 mod held;
 mod kernel_pm;
 mod model;
+mod open;
 mod step;
 mod tracker;
 
