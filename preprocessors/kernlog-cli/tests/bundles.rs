@@ -4,42 +4,19 @@
 //! (`data/qemu-lab/verdicts.yaml`: "all 20 equal to boot").
 
 mod common;
+#[path = "common/hostile.rs"]
+mod hostile;
 use common::kernlog;
+use hostile::{copy_of, fixture as bundle, s};
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Output;
-
-fn bundle(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/bundles")
-        .join(name)
-}
 
 fn text(out: &Output) -> (String, String) {
     (
         String::from_utf8_lossy(&out.stdout).into_owned(),
         String::from_utf8_lossy(&out.stderr).into_owned(),
     )
-}
-
-/// A copy of a fixture bundle, to spoil.
-fn copy(name: &str) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    let from = bundle(name);
-    fs::create_dir(dir.path().join("mtrr")).unwrap();
-    for sub in ["", "mtrr"] {
-        for entry in fs::read_dir(from.join(sub)).unwrap() {
-            let entry = entry.unwrap();
-            if entry.file_type().unwrap().is_file() {
-                fs::copy(entry.path(), dir.path().join(sub).join(entry.file_name())).unwrap();
-            }
-        }
-    }
-    dir
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
 }
 
 #[test]
@@ -65,7 +42,7 @@ fn check_reads_a_bundle_and_its_msr_dumps() {
 
 #[test]
 fn a_spoilt_dump_fails_with_the_register_named() {
-    let dir = copy("with-fix-changed-no-debug");
+    let dir = copy_of("with-fix-changed-no-debug");
     let path = dir.path().join("mtrr/after-cycle-3.txt");
     let dump = fs::read_to_string(&path).unwrap();
     // CPU 2's MTRRdefType with the MTRRs disabled (bit 11 clear).
@@ -83,7 +60,7 @@ fn a_spoilt_dump_fails_with_the_register_named() {
 
 #[test]
 fn a_cycle_left_suspending_is_a_machine_that_did_not_come_back() {
-    let dir = copy("with-fix-changed-no-debug");
+    let dir = copy_of("with-fix-changed-no-debug");
     let path = dir.path().join("capture.yaml");
     let yaml = fs::read_to_string(&path).unwrap();
     let spoilt = yaml.replacen(
@@ -131,11 +108,11 @@ fn a_cycle_left_suspending_is_a_machine_that_did_not_come_back() {
 #[test]
 fn what_is_not_a_bundle_is_refused_clearly() {
     let empty = tempfile::tempdir().unwrap();
-    let other = copy("with-fix-changed");
+    let other = copy_of("with-fix-changed");
     let yaml = other.path().join("capture.yaml");
     let text_of = fs::read_to_string(&yaml).unwrap();
     fs::write(&yaml, text_of.replace("kernlog-capture/1", "sleepgraph/5")).unwrap();
-    let missing = copy("with-fix-changed");
+    let missing = copy_of("with-fix-changed");
     fs::remove_file(missing.path().join("mtrr/after-cycle-2.txt")).unwrap();
     let yaml_file = bundle("with-fix-changed").join("capture.yaml");
     let cases = [
@@ -277,7 +254,7 @@ fn report_for_the_list_fits_72_columns_and_leaves_tested_by_open() {
 
 #[test]
 fn the_html_page_is_self_contained_and_escapes_the_data() {
-    let dir = copy("with-fix-changed");
+    let dir = copy_of("with-fix-changed");
     // A tester's label is free text: make it hostile.
     let yaml = dir.path().join("capture.yaml");
     let text_of = fs::read_to_string(&yaml).unwrap();
@@ -454,7 +431,7 @@ fn report_on_the_lab_bundles_where_only_the_aps_changed() {
 #[test]
 fn report_on_a_bundle_without_dmi_data_says_the_capture_found_none() {
     // As the QEMU lab's kernel leaves it: no /sys/class/dmi/id, so capture writes nulls.
-    let dir = copy("without-fix-changed");
+    let dir = copy_of("without-fix-changed");
     let yaml = dir.path().join("capture.yaml");
     let text_before = fs::read_to_string(&yaml).unwrap();
     let edited = text_before

@@ -1,5 +1,6 @@
 //! The hostile bundles of issue 28's classes, built from a good fixture bundle: shared by
-//! `tests/hostile.rs` (what each must give) and `benches/hostile.rs` (what each costs).
+//! `tests/hostile.rs` (what each must give) and `benches/hostile.rs` (what each costs), and
+//! the copies of fixture bundles `tests/bundles.rs` spoils.
 
 // The test and the benchmark each use a part of these builders.
 #![allow(dead_code)]
@@ -15,10 +16,10 @@ pub fn fixture(name: &str) -> PathBuf {
         .join(name)
 }
 
-/// A copy of the good five-cycle bundle (4 CPUs, every dump equal to boot), to spoil.
-pub fn good_copy() -> TempDir {
+/// A copy of fixture bundle `name`, to spoil.
+pub fn copy_of(name: &str) -> TempDir {
     let dir = tempfile::tempdir().unwrap();
-    let from = fixture("with-fix-changed-no-debug");
+    let from = fixture(name);
     fs::create_dir(dir.path().join("mtrr")).unwrap();
     for sub in ["", "mtrr"] {
         for entry in fs::read_dir(from.join(sub)).unwrap() {
@@ -29,6 +30,11 @@ pub fn good_copy() -> TempDir {
         }
     }
     dir
+}
+
+/// A copy of the good five-cycle bundle (4 CPUs, every dump equal to boot), to spoil.
+pub fn good_copy() -> TempDir {
+    copy_of("with-fix-changed-no-debug")
 }
 
 pub fn s(p: &Path) -> &str {

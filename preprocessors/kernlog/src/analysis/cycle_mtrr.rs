@@ -6,7 +6,7 @@
 use std::collections::HashSet;
 use std::ops::Range;
 
-use crate::analysis::mtrr::{MtrrLog, MtrrRun, MtrrWarning};
+use crate::analysis::mtrr::{MtrrLog, MtrrRun, MtrrWarning, changed_cpus};
 use crate::analysis::resume::Cycle;
 
 /// The lines the fix prints when it restored MTRRs on resume: v2's (`MTRRs of CPUs 1-7
@@ -99,17 +99,6 @@ impl<'a> CycleMtrr<'a> {
     /// Every CPU with a run in the cycle that found its MTRRs changed, ascending; `None`
     /// where the cycle has no run at all (no `mtrr=debug` lines to tell).
     pub fn changed_cpus(&self) -> Option<Vec<u32>> {
-        if self.runs.is_empty() {
-            return None;
-        }
-        let mut cpus: Vec<u32> = self
-            .runs
-            .iter()
-            .filter(|r| r.changed())
-            .map(|r| r.cpu)
-            .collect();
-        cpus.sort_unstable();
-        cpus.dedup();
-        Some(cpus)
+        (!self.runs.is_empty()).then(|| changed_cpus(self.runs.iter().copied()))
     }
 }

@@ -188,15 +188,7 @@ impl MtrrLog {
 
     /// CPUs (including the boot CPU) whose registers had to be rewritten at least once.
     pub fn changed_cpus(&self) -> Vec<u32> {
-        let mut cpus: Vec<u32> = self
-            .runs
-            .iter()
-            .filter(|r| r.changed())
-            .map(|r| r.cpu)
-            .collect();
-        cpus.sort_unstable();
-        cpus.dedup();
-        cpus
+        changed_cpus(&self.runs)
     }
 
     /// Secondary CPUs whose registers disagreed with the boot CPU's saved state.
@@ -206,4 +198,16 @@ impl MtrrLog {
             .filter(|c| *c != 0)
             .collect()
     }
+}
+
+/// The CPUs of `runs` that found their registers changed, ascending, each once.
+pub fn changed_cpus<'a>(runs: impl IntoIterator<Item = &'a MtrrRun>) -> Vec<u32> {
+    let mut cpus: Vec<u32> = runs
+        .into_iter()
+        .filter(|r| r.changed())
+        .map(|r| r.cpu)
+        .collect();
+    cpus.sort_unstable();
+    cpus.dedup();
+    cpus
 }
