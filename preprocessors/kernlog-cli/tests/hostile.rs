@@ -296,3 +296,54 @@ fn every_command_prints_hostile_text_inert() {
     let value: serde_json::Value = serde_json::from_str(&json).unwrap();
     assert!(value.is_object());
 }
+
+#[test]
+fn dumps_have_the_last_word_over_debug_lines() {
+    // CPU 1's MTRRs disabled in every dump of a bundle whose log passes on its debug lines.
+    let dir = copy_of("with-fix-changed");
+    for entry in fs::read_dir(dir.path().join("mtrr")).unwrap() {
+        let path = entry.unwrap().path();
+        let text = fs::read_to_string(&path).unwrap();
+        fs::write(
+            &path,
+            text.replace("cpu1 def=0000000000000c06", "cpu1 def=0000000000000006"),
+        )
+        .unwrap();
+    }
+    let (code, stdout, _) = run(&["check", "--max-bringup-ms", "5000", s(dir.path())]);
+    assert_eq!(code, Some(1), "{stdout}");
+    assert!(
+        stdout.contains("captured MSRs differ from the boot CPU's"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn a_resume_without_its_dump_is_not_counted_as_shown() {
+    // Cycles 2 to 5 claim to have resumed but name no dump: only one resume was shown.
+    let dir = good_copy();
+    let capture = dir.path().join("capture.yaml");
+    for n in 2..=5 {
+        edit(
+            &capture,
+            &format!("mtrr: mtrr/after-cycle-{n}.txt"),
+            "mtrr: null",
+        );
+        fs::remove_file(dir.path().join(format!("mtrr/after-cycle-{n}.txt"))).unwrap();
+    }
+    let manifest = dir.path().join("MANIFEST.yaml");
+    let text = fs::read_to_string(&manifest).unwrap();
+    let kept: Vec<&str> = text
+        .split("\n- ")
+        .filter(|entry| {
+            !(2..=5).any(|n| entry.contains(&format!("path: mtrr/after-cycle-{n}.txt")))
+        })
+        .collect();
+    fs::write(&manifest, kept.join("\n- ")).unwrap();
+    let (code, stdout, stderr) = run(&["check", "--max-bringup-ms", "5000", s(dir.path())]);
+    assert_ne!(code, Some(0), "{stdout}{stderr}");
+    assert!(
+        stdout.contains("resume 2 (no dump after it)"),
+        "{stdout}{stderr}"
+    );
+}

@@ -69,6 +69,8 @@ fn hidden(c: char) -> bool {
         // Bidi marks, embeddings, overrides and isolates; zero-width characters; BOM.
         '\u{61c}' | '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' => true,
         '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{2069}' | '\u{feff}' => true,
+        // The line and paragraph separators, which some mail readers break lines at.
+        '\u{2028}' | '\u{2029}' => true,
         _ => false,
     }
 }
@@ -102,6 +104,8 @@ mod tests {
             "7.3.4 Tested-by: X <x@y> \\x1b[2K"
         );
         assert_eq!(one_line("plain"), "plain");
+        // Line and paragraph separators, which mail readers may break at.
+        assert_eq!(one_line("a\u{2028}b\u{2029}c"), "a<U+2028>b<U+2029>c");
     }
 
     #[test]

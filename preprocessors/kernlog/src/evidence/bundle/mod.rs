@@ -23,8 +23,8 @@ pub use manifest::*;
 pub(crate) use msr::clip;
 pub use msr::*;
 pub use read::{
-    Bundle, BundleError, BundleFiles, DUMP_CAP, LOG_CAP, MAX_CPUS, MAX_CYCLES, MemberError,
-    MemberPath, MemoryFiles, YAML_CAP, read_bundle,
+    Bundle, BundleError, BundleFiles, DUMP_CAP, DUMPS_CAP, LOG_CAP, MAX_CPUS, MAX_CYCLES,
+    MemberError, MemberPath, MemoryFiles, YAML_CAP, read_bundle,
 };
 
 /// `capture.yaml`.

@@ -140,9 +140,10 @@ fn parse_line(line: &str) -> Result<CpuMtrrs, String> {
         .and_then(|n| n.parse::<u32>().ok())
         .ok_or_else(|| format!("expected `cpuN` at the start, found `{}`", clip(head)))?;
     if let Some(reason) = rest.strip_prefix("unreadable:") {
+        // The reason is the system's error text: a few words, kept to 40 characters.
         return Ok(CpuMtrrs {
             cpu,
-            registers: Err(reason.trim().to_string()),
+            registers: Err(clip(reason.trim())),
         });
     }
     let mut fields = rest.split(' ');

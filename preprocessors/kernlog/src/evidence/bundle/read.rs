@@ -24,6 +24,9 @@ pub const YAML_CAP: u64 = 256 * 1024;
 pub const LOG_CAP: u64 = 64 * 1024 * 1024;
 /// The most bytes of one MTRR dump (8,192 CPUs with 10 variable ranges take under 6 MB).
 pub const DUMP_CAP: u64 = 8 * 1024 * 1024;
+/// The most bytes of all the dumps of a bundle together (99 resumes of 64 CPUs take under
+/// 4 MB), so that a small archive cannot unpack into a bundle that fills the memory.
+pub const DUMPS_CAP: u64 = 64 * 1024 * 1024;
 
 /// A path inside a bundle: one or two parts (`kernel.log`, `mtrr/boot.txt`) of ASCII
 /// letters, digits, `.`, `_` and `-`, neither part empty nor starting with a dot.
@@ -192,15 +195,19 @@ pub fn read_bundle(files: &mut dyn BundleFiles) -> Result<Bundle, BundleError> {
     let log = read_member(files, KERNEL_LOG, LOG_CAP)?;
     let listed = |path: &str| manifest.iter().any(|e| e.path == path);
     let boot_path = member(MTRR_BOOT);
-    let boot = if listed(MTRR_BOOT) || files.check(&boot_path).is_ok() {
-        Some(read_dump(files, MTRR_BOOT)?)
+    let (boot, boot_bytes) = if listed(MTRR_BOOT) || files.check(&boot_path).is_ok() {
+        let (dump, bytes) = read_dump(files, MTRR_BOOT, DUMP_CAP)?;
+        (Some(dump), bytes)
     } else {
-        None
+        (None, 0)
     };
     let mut after = Vec::new();
+    let mut budget = DUMPS_CAP - boot_bytes;
     for cycle in &capture.cycles {
         if let Some(path) = &cycle.mtrr {
-            after.push((cycle.n, read_dump(files, path)?));
+            let (dump, bytes) = read_dump(files, path, budget.min(DUMP_CAP))?;
+            budget -= bytes;
+            after.push((cycle.n, dump));
         }
     }
     Ok(Bundle {
@@ -321,12 +328,28 @@ fn read_manifest(files: &mut dyn BundleFiles) -> Result<Vec<ManifestEntry>, Bund
     Ok(manifest)
 }
 
-fn read_dump(files: &mut dyn BundleFiles, path: &str) -> Result<Vec<CpuMtrrs>, BundleError> {
-    let text = read_text(files, path, DUMP_CAP)?;
-    parse_dump(&text).map_err(|e| BundleError {
+/// One dump within `cap` bytes (what is left of [`DUMPS_CAP`], at most [`DUMP_CAP`]), and
+/// its size.
+fn read_dump(
+    files: &mut dyn BundleFiles,
+    path: &str,
+    cap: u64,
+) -> Result<(Vec<CpuMtrrs>, u64), BundleError> {
+    let text = read_text(files, path, cap).map_err(|mut e| {
+        if cap < DUMP_CAP && e.message.starts_with("is larger than") {
+            e.message = format!(
+                "takes the dumps of the bundle past the {} MiB they may hold together",
+                DUMPS_CAP >> 20
+            );
+        }
+        e
+    })?;
+    let bytes = text.len() as u64;
+    let dump = parse_dump(&text).map_err(|e| BundleError {
         member: path.to_string(),
         line: Some(e.line),
         message: e.message,
         hint: None,
-    })
+    })?;
+    Ok((dump, bytes))
 }

@@ -391,3 +391,31 @@ fn a_bad_dump_in_a_bundle_names_member_and_line() {
     assert_eq!(e.line, Some(2));
     assert!(e.to_string().starts_with("mtrr/boot.txt:2: "), "{e}");
 }
+
+#[test]
+fn the_dumps_of_a_bundle_have_one_cap_together() {
+    // Nine dumps at the cap of one: each would pass alone; eight fill the bundle's cap.
+    let mut capture = sample_capture();
+    let mut files = bundle_files();
+    let first = capture.cycles[0].clone();
+    capture.cycles_requested = 9;
+    capture.cycles = (1..=9)
+        .map(|n| CapturedCycle {
+            n,
+            mtrr: Some(mtrr_after_cycle(n)),
+            ..first.clone()
+        })
+        .collect();
+    let padded = format!("{CPU0}{}", "\n".repeat(DUMP_CAP as usize - CPU0.len()));
+    for n in 1..=9 {
+        files
+            .0
+            .insert(mtrr_after_cycle(n), padded.clone().into_bytes());
+    }
+    files
+        .0
+        .insert(CAPTURE_FILE.into(), capture.to_yaml().into_bytes());
+    let e = read_bundle(&mut files).unwrap_err();
+    assert_eq!(e.member, "mtrr/after-cycle-9.txt", "{e}");
+    assert!(e.to_string().contains("past the 64 MiB"), "{e}");
+}

@@ -65,6 +65,12 @@ fn compare_dumps<'a>(
     // nothing of them (a dump of CPU 0 alone would compare CPU 0 with itself).
     let online = captured.capture.cpus_online.iter().copied().chain([0]);
     let online: std::collections::BTreeSet<u32> = online.collect();
+    // Capture takes a dump after every resume: a resumed cycle without one shows nothing.
+    for c in &captured.capture.cycles {
+        if c.outcome == Outcome::Resumed && !captured.after.iter().any(|(n, _)| *n == c.n) {
+            unshown.push(format!("resume {} (no dump after it)", c.n));
+        }
+    }
     for (n, dump) in &captured.after {
         let listed: std::collections::BTreeSet<u32> = dump.iter().map(|c| c.cpu).collect();
         let absent: Vec<String> = online.difference(&listed).map(u32::to_string).collect();

@@ -219,8 +219,11 @@ fn check_with(analysis: &Analysis, limits: Limits, captured: Option<&BundleConte
     // The debug lines show the values at the time of each run; the dumps, where a bundle
     // has them, every register of every CPU once the resume was over.
     let dumps = captured.and_then(bundle_items::consistency_item);
+    // Where the bundle has dumps, they have the last word: debug lines that pass do not
+    // outvote dumps that differ or leave a resume out.
     let consistency = match (restores, dumps) {
         (None, Some(item)) => item,
+        (Some(_), Some(item)) if item.status != Status::Pass => item,
         _ => consistency_item(analysis, &windows),
     };
     let as_before = captured.and_then(bundle_items::as_before_item);
