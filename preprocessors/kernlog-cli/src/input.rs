@@ -200,19 +200,42 @@ fn member_error(e: io::Error) -> MemberError {
     }
 }
 
+impl Folder {
+    fn open_member(&self, path: &MemberPath) -> Result<std::fs::File, MemberError> {
+        use rustix::fs::{CWD, Mode, OFlags, openat};
+        let errno = |e: rustix::io::Errno| match e {
+            rustix::io::Errno::LOOP => MemberError::NotAFile("a symbolic link"),
+            rustix::io::Errno::NOTDIR => {
+                MemberError::NotAFile("inside something other than a folder")
+            }
+            other => member_error(io::Error::from(other)),
+        };
+        let folder = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+        let mut dir = openat(CWD, &self.dir, folder, Mode::empty()).map_err(errno)?;
+        let mut parts = path.as_str().split('/').peekable();
+        while let Some(part) = parts.next() {
+            if parts.peek().is_none() {
+                let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
+                let fd = openat(&dir, part, flags, Mode::empty()).map_err(errno)?;
+                return Ok(std::fs::File::from(fd));
+            }
+            dir = openat(&dir, part, folder | OFlags::NOFOLLOW, Mode::empty()).map_err(errno)?;
+        }
+        Err(MemberError::Missing)
+    }
+}
+
 impl BundleFiles for Folder {
     fn read(&mut self, path: &MemberPath, cap: u64) -> Result<Vec<u8>, MemberError> {
-        let (full, meta) = self.locate(path)?;
+        let (_, meta) = self.locate(path)?;
         if meta.len() > cap {
             return Err(MemberError::TooLarge { cap });
         }
-        // O_NOFOLLOW and O_NONBLOCK: a member swapped for a link or a FIFO since it was
-        // looked at fails to open instead of being followed or blocking.
-        let file = OpenOptions::new()
-            .read(true)
-            .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
-            .open(&full)
-            .map_err(member_error)?;
+        // The member is opened part by part from the folder's descriptor, each part with
+        // O_NOFOLLOW (folders with O_DIRECTORY too), the file with O_NONBLOCK: a part swapped
+        // for a link, or a file for a FIFO, since it was looked at fails to open instead of
+        // being followed or blocking.
+        let file = self.open_member(path)?;
         let opened = file.metadata().map_err(member_error)?;
         if let Some(name) = kind_name(&opened.file_type()) {
             return Err(MemberError::NotAFile(name));

@@ -347,3 +347,27 @@ fn a_resume_without_its_dump_is_not_counted_as_shown() {
         "{stdout}{stderr}"
     );
 }
+
+#[test]
+fn dumps_after_a_resume_need_the_boot_dump() {
+    let dir = copy_of("with-fix-changed");
+    let path = dir.path().join("mtrr/after-cycle-2.txt");
+    let text = fs::read_to_string(&path).unwrap();
+    fs::write(
+        &path,
+        text.replace(" def=0000000000000c06", " def=0000000000000006"),
+    )
+    .unwrap();
+    fs::remove_file(dir.path().join("mtrr/boot.txt")).unwrap();
+    let manifest = dir.path().join("MANIFEST.yaml");
+    let text = fs::read_to_string(&manifest).unwrap();
+    let kept: Vec<&str> = text
+        .split("\n- ")
+        .filter(|entry| !entry.contains("path: mtrr/boot.txt"))
+        .collect();
+    fs::write(&manifest, kept.join("\n- ")).unwrap();
+    refused(
+        dir.path(),
+        "mtrr/boot.txt: is missing, though the bundle has dumps",
+    );
+}

@@ -201,6 +201,15 @@ pub fn read_bundle(files: &mut dyn BundleFiles) -> Result<Bundle, BundleError> {
     } else {
         (None, 0)
     };
+    if boot.is_none() && capture.cycles.iter().any(|c| c.mtrr.is_some()) {
+        // Capture writes the boot dump before the first suspend: without it, the dumps after
+        // each resume have nothing of their own to be compared with.
+        return Err(error(
+            MTRR_BOOT,
+            "is missing, though the bundle has dumps after a resume",
+            Some("kernlog capture writes it before the first suspend: copy the whole folder"),
+        ));
+    }
     let mut after = Vec::new();
     let mut budget = DUMPS_CAP - boot_bytes;
     for cycle in &capture.cycles {
