@@ -339,7 +339,19 @@ pub(crate) mod tests {
             id: None,
         };
         let html = bringup(&t, of("<i>run</i>.log", 0), true).unwrap();
-        assert_eq!(html.matches("<svg").count(), 1, "{html}");
+        // One chart, drawn for the page and for a phone.
+        assert_eq!(
+            html.matches("<svg class=\"kl-chart kl-chart-wide\"")
+                .count(),
+            1,
+            "{html}"
+        );
+        assert_eq!(
+            html.matches("<svg class=\"kl-chart kl-chart-narrow\"")
+                .count(),
+            1,
+            "{html}"
+        );
         let row = |cpu: &str| {
             html.lines()
                 .find(|l| l.contains(&format!("<td>{cpu}</td>")))
