@@ -9,6 +9,7 @@ use crate::analysis::limits::NotKept;
 use crate::analysis::mtrr::{MtrrCollector, MtrrLog};
 use crate::analysis::probes::{ProbeResult, ProbeTracker};
 use crate::analysis::resume::{Cycle, CycleTracker};
+use crate::analysis::sequence::SequenceCheck;
 use crate::analysis::trace::{TraceStats, parse_trace_line};
 use crate::parse::reader::{Clock, Record, RecordReader};
 use crate::parse::record::Format;
@@ -32,6 +33,8 @@ pub struct InputSummary {
     pub logger_stamped_records: u64,
     /// What was read but not kept, because a bound of [`crate::analysis::limits`] was reached.
     pub not_kept: NotKept,
+    /// The kmsg records' sequence numbers: records missing or out of order.
+    pub sequence: SequenceCheck,
 }
 
 impl InputSummary {
@@ -101,6 +104,9 @@ impl Analyzer {
         let input = &mut self.input;
         input.records += 1;
         input.format_counts[record.format.index()] += 1;
+        if let Some(seq) = record.seq {
+            input.sequence.push(record.line, seq);
+        }
         if record.is_kernel() {
             input.kernel_records += 1;
             if let Some(time) = record.time.filter(|_| !record.continuation) {
@@ -123,9 +129,13 @@ impl Analyzer {
             self.kernel.push(record.message);
         }
         self.cycles.push(record);
-        self.probes.push(record);
-        let time_us = record.time.map(|t| t.micros);
-        self.mtrr.push(record.line, time_us, record.message);
+        // What user space wrote into the kernel's log (a journal's other programs, a
+        // process writing to /dev/kmsg) tells nothing of the kernel's MTRRs or delays.
+        if record.is_kernel() {
+            self.probes.push(record);
+            let time_us = record.time.map(|t| t.micros);
+            self.mtrr.push(record.line, time_us, record.message);
+        }
     }
 
     /// Finish every analysis and derive the findings.

@@ -154,6 +154,9 @@ pub struct Cycle {
     pub boot: usize,
     pub mode: Option<SleepMode>,
     pub first_line: u64,
+    /// The kmsg sequence number of the first line, in a `/dev/kmsg` log: how a capture's
+    /// cycles are found in its log.
+    pub first_seq: Option<u64>,
     pub last_line: u64,
     /// `PM: suspend entry` (or the older `PM: Syncing filesystems`).
     pub entry: Option<Event>,

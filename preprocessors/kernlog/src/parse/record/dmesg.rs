@@ -184,5 +184,6 @@ pub(super) fn parse_kmsg(text: &str) -> Option<Line<'_>> {
         };
     }
     line.caller = record.caller;
+    line.seq = Some(record.seq);
     Some(line)
 }

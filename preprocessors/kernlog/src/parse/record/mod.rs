@@ -130,6 +130,8 @@ pub struct Line<'a> {
     /// Host name of journal and syslog formats.
     pub host: Option<&'a str>,
     pub origin: Origin<'a>,
+    /// The record's sequence number, for `/dev/kmsg` records (`PRIO,SEQ,USEC,FLAGS;...`).
+    pub seq: Option<u64>,
     pub message: &'a str,
 }
 
@@ -144,6 +146,7 @@ impl<'a> Line<'a> {
             caller: None,
             host: None,
             origin: Origin::Kernel,
+            seq: None,
             message,
         }
     }
