@@ -125,7 +125,9 @@ mod tests {
 
     #[test]
     fn past_the_bound_every_later_range_counts_as_broken() {
-        let seqs: Vec<u64> = (0..2 * MTRR_ITEMS_KEPT as u64 + 10).map(|i| 2 * i).collect();
+        let seqs: Vec<u64> = (0..2 * MTRR_ITEMS_KEPT as u64 + 10)
+            .map(|i| 2 * i)
+            .collect();
         let c = check(&seqs);
         assert_eq!(c.gaps.len(), MTRR_ITEMS_KEPT);
         assert!(c.not_kept > 0);

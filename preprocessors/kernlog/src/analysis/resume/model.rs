@@ -469,6 +469,23 @@ impl Cycle {
         missing
     }
 
+    /// True when a suspend attempt (its entry or its low-level resume is in the log) takes
+    /// CPUs down or brings them up before its exit, but the log has no `Enabling non-boot
+    /// CPUs` line for it: which CPUs came back, and how, is not shown. CPUs put online by
+    /// hand after the exit, or outside any attempt, are ordinary hotplug.
+    pub fn thaw_missing(&self) -> bool {
+        let exit = self.exit.map_or(u64::MAX, |e| e.line);
+        let attempt = self.entry.is_some() || self.low_level_resume.is_some();
+        attempt
+            && self.enable_start.is_none()
+            && (!self.offlined.is_empty()
+                || self
+                    .cpus
+                    .iter()
+                    .filter_map(|c| c.booting.or(c.up))
+                    .any(|e| e.line < exit))
+    }
+
     /// True when the log shows the resume: the low-level resume, CPUs enabled or up, the
     /// platform's wake, or the exit of an attempt that was not aborted.
     pub fn resumed(&self) -> bool {

@@ -78,6 +78,10 @@ pub struct CapturedCycle {
     pub detail: Option<String>,
     /// The bundle path of the MTRR dump after this resume; `None` if not read.
     pub mtrr: Option<String>,
+    /// The kernel's sequence number of the first record of `kernel.log` after the request:
+    /// where the cycle starts in the log (absent in bundles of earlier versions).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub log_from_seq: Option<u64>,
 }
 
 /// How an attempt ended.

@@ -11,6 +11,8 @@ use crate::evidence::{BundleContents, Evidence};
 
 mod attempts;
 mod bundle_items;
+mod completeness;
+mod dump_agreement;
 mod mtrr_items;
 
 pub use attempts::{Attempt, attempt};
@@ -218,7 +220,19 @@ fn check_with(analysis: &Analysis, limits: Limits, captured: Option<&BundleConte
     let (diagnostic_item, restores) = diagnostic_item(analysis, &windows, &diagnostic);
     // The debug lines show the values at the time of each run; the dumps, where a bundle
     // has them, every register of every CPU once the resume was over.
-    let dumps = captured.and_then(bundle_items::consistency_item);
+    let mut dumps = captured.and_then(bundle_items::consistency_item);
+    // Dumps that contradict the log's own debug lines show nothing of either.
+    if let (Some(item), Some(c)) = (dumps.as_mut(), captured) {
+        let (told, lines) = dump_agreement::contradictions(analysis, &windows, c);
+        if !told.is_empty() {
+            item.status = Status::Fail;
+            item.reason = format!(
+                "the captured MSRs contradict the log's MTRR debug lines: {}",
+                told.join("; ")
+            );
+            item.lines = lines;
+        }
+    }
     // Where the bundle has dumps, they have the last word: debug lines that pass do not
     // outvote dumps that differ or leave a resume out.
     let consistency = match (restores, dumps) {
@@ -240,6 +254,9 @@ fn check_with(analysis: &Analysis, limits: Limits, captured: Option<&BundleConte
     items.extend(as_before);
     items.push(warnings_item(analysis, &windows));
     items.push(devices_item(&analysis.cycles));
+    let whole = completeness::completeness_item(analysis, &windows, captured);
+    let whole_reason = (whole.status != Status::Pass).then(|| whole.reason.clone());
+    items.push(whole);
     let failed: Vec<&str> = items
         .iter()
         .filter(|i| i.status == Status::Fail)
@@ -247,7 +264,7 @@ fn check_with(analysis: &Analysis, limits: Limits, captured: Option<&BundleConte
         .collect();
     let n = windows.len();
     let shown = format!("{n} resume{} with a CPU bring-up", plural(n));
-    let (overall, mut verdict) = match restores {
+    let (overall, verdict) = match restores {
         _ if !failed.is_empty() => (Overall::Fail, format!("FAIL: {}", failed.join(", "))),
         Some(r) if consistent && r.changed > 0 => (
             Overall::Pass,
@@ -302,6 +319,18 @@ fn check_with(analysis: &Analysis, limits: Limits, captured: Option<&BundleConte
                 ),
             )
         }
+    };
+    // A PASS rests on lines the log must show: where some are missing, the lines left
+    // out could have held a failure.
+    let (overall, mut verdict) = match whole_reason {
+        Some(gap) if overall == Overall::Pass => (
+            Overall::Unknown,
+            format!(
+                "UNKNOWN: nothing failed on {shown}, but the log does not show each resume \
+                 whole ({gap})"
+            ),
+        ),
+        _ => (overall, verdict),
     };
     if overall != Overall::Fail && untimed {
         verdict.push_str("; the CPU bring-up could not be timed (see above)");
