@@ -225,11 +225,16 @@ fn check_with(analysis: &Analysis, limits: Limits, captured: Option<&BundleConte
     if let (Some(item), Some(c)) = (dumps.as_mut(), captured) {
         let (told, lines) = dump_agreement::contradictions(analysis, &windows, c);
         if !told.is_empty() {
-            item.status = Status::Fail;
-            item.reason = format!(
+            let contradiction = format!(
                 "the captured MSRs contradict the log's MTRR debug lines: {}",
                 told.join("; ")
             );
+            item.reason = if item.status == Status::Fail {
+                format!("{}; {contradiction}", item.reason)
+            } else {
+                contradiction
+            };
+            item.status = Status::Fail;
             item.lines = lines;
         }
     }
