@@ -11,15 +11,51 @@ pub const WIDTH: usize = 72;
 
 /// `text` wrapped to [`WIDTH`] display columns, the first line after `first`, the others
 /// after `rest`. The text is one paragraph of untrusted text: its line ends become spaces
-/// and its controls are made visible first ([`one_line`]).
+/// and its controls are made visible first ([`one_line`]), and a word that a mail tool
+/// would read as a tag (`Tested-by:`, `Cc:`) gets a no-break space before its colon, so
+/// that no tool takes it for one and no wrapped line can start with one.
 pub fn wrap(text: &str, first: &str, rest: &str) -> String {
-    let text = one_line(text);
+    let text = defuse_tags(&one_line(text));
     let options = textwrap::Options::new(WIDTH)
         .initial_indent(first)
         .subsequent_indent(rest)
+        // Lines break at spaces only: a hyphen could otherwise start a line with `by:`.
+        .word_splitter(textwrap::WordSplitter::NoHyphenation)
         .break_words(true);
     let mut out = textwrap::fill(&text, options);
     out.push('\n');
+    out
+}
+
+/// Whether `word` reads as a mail tag: `Something-by:`, `Cc:`, `Link:`, `Fixes:`,
+/// `Closes:` (any case).
+fn is_tag(word: &str) -> bool {
+    let Some(token) = word.strip_suffix(':') else {
+        return false;
+    };
+    let lower = token.to_ascii_lowercase();
+    let shaped = !lower.is_empty()
+        && lower
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-');
+    shaped
+        && (lower.ends_with("-by") || ["cc", "link", "fixes", "closes"].contains(&lower.as_str()))
+}
+
+/// `text` with a no-break space before the colon of every tag in it, wherever it stands
+/// (a long word may be broken anywhere to fit the width).
+fn defuse_tags(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut token_start = 0;
+    for (i, c) in text.char_indices() {
+        if c == ':' && is_tag(&text[token_start..=i]) {
+            out.push('\u{a0}');
+        }
+        out.push(c);
+        if !(c.is_ascii_alphanumeric() || c == '-') {
+            token_start = i + c.len_utf8();
+        }
+    }
     out
 }
 
