@@ -347,3 +347,58 @@ fn analyze_and_check_judge_boot_time_mtrr_rewrites_alike() {
     );
     assert_eq!(check(&analysis, Limits::default()).overall, Overall::Fail);
 }
+
+#[test]
+fn a_log_from_boot_with_mtrr_debug_but_without_its_table_is_not_whole() {
+    // The command line asks for mtrr=debug, the log starts at boot, the table is missing:
+    // lines were lost or cut out, and a PASS could rest on what is left.
+    let boot = "[    0.000000] Linux version 7.3.4 (b@h) #1 SMP\n\
+                [    0.000000] Command line: root=/dev/sda1 mtrr=debug\n";
+    let log = format!(
+        "{boot}{}{}",
+        cycle(10, false, false),
+        cycle(20, false, false)
+    );
+    let list = check(&analyze_str(&log), Limits::default());
+    let whole = list
+        .items
+        .iter()
+        .find(|i| i.name == completeness::NAME)
+        .unwrap();
+    assert_eq!(whole.status, Status::Skip, "{}", render_checklist(&list));
+    assert!(whole.reason.contains("MTRR table"), "{}", whole.reason);
+    assert_eq!(list.overall, Overall::Unknown, "{}", list.verdict);
+    // With the table there, nothing is missing.
+    let table = "[    0.000100] MTRR default type: write-back\n\
+                 [    0.000101] MTRR fixed ranges enabled:\n\
+                 [    0.000102]   00000-9FFFF write-back\n\
+                 [    0.000103] MTRR variable ranges enabled:\n\
+                 [    0.000104]   0 base 0080000000 mask FF80000000 uncachable\n";
+    let log = format!(
+        "{boot}{table}{}{}",
+        cycle(10, false, false),
+        cycle(20, false, false)
+    );
+    let list = check(&analyze_str(&log), Limits::default());
+    assert_eq!(list.overall, Overall::Pass, "{}", render_checklist(&list));
+}
+
+#[test]
+fn a_resume_without_its_thaw_line_shows_nothing_of_its_cpus() {
+    // The fix's diagnostic missing where CPU 1 came back changed: with the thaw line cut
+    // out, the changed AP is no longer counted, and nothing may pass in its place.
+    let log = cycle(10, true, false).replace("[10.300000] Enabling non-boot CPUs ...\n", "");
+    let list = check(&analyze_str(&log), Limits::default());
+    assert_ne!(list.overall, Overall::Pass, "{}", render_checklist(&list));
+    let diagnostic = list
+        .items
+        .iter()
+        .find(|i| i.name == "diagnostic if and only if the MTRRs changed")
+        .unwrap();
+    assert_eq!(
+        diagnostic.status,
+        Status::Skip,
+        "{}",
+        render_checklist(&list)
+    );
+}
