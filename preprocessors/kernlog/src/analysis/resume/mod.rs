@@ -22,7 +22,10 @@ mod tracker;
 
 pub use classify::is_marker;
 pub use kernel_pm::{FailedDevice, PmFailure, pm_failure};
-pub use model::*;
+pub use model::{
+    AbortCause, AbortDetail, Aborted, Asleep, AsleepSource, CpuBringup, CpuFailure, Cycle,
+    DeviceFailure, Event, Gap, Outcome, OutcomeState, Phase, PhaseName, ResumeEvidence, SleepMode,
+};
 pub use step::{SuspendStep, suspend_step};
 pub use tracker::CycleTracker;
 

@@ -9,9 +9,10 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
+use super::manifest::parse_manifest;
 use super::{
     CAPTURE_FILE, Capture, CpuMtrrs, FORMAT, KERNEL_LOG, MANIFEST_FILE, MTRR_BOOT, ManifestEntry,
-    mtrr_after_cycle, parse_dump, parse_manifest,
+    mtrr_after_cycle, parse_dump,
 };
 
 /// The most cycles a bundle may hold (`kernlog capture --cycles` accepts 1 to 99).
