@@ -10,7 +10,7 @@ use crate::analysis::resume::Cycle;
 pub const SLOW_BRINGUP_MS: f64 = 100.0;
 
 /// A wake-to-EC-unblock gap longer than this is the T2 Mac signature.
-pub const SLOW_EC_UNBLOCK_MS: f64 = 1000.0;
+pub(crate) const SLOW_EC_UNBLOCK_MS: f64 = 1000.0;
 
 /// The kinds of findings, each with a stable identifier.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,7 +51,7 @@ impl FindingKind {
 pub type Links<'a> = &'a dyn Fn(FindingKind) -> Option<String>;
 
 /// No links: findings without an address.
-pub fn no_links(_: FindingKind) -> Option<String> {
+pub(crate) fn no_links(_: FindingKind) -> Option<String> {
     None
 }
 

@@ -14,7 +14,8 @@ use crate::parse::reader::{Clock, Record, RecordReader};
 use crate::parse::record::Format;
 
 /// How to capture a log with the kernel's own stamps, for the hints that ask for one.
-pub const KERNEL_STAMPED_CAPTURE: &str = "capture with dmesg, or journalctl -k -o short-monotonic";
+pub(crate) const KERNEL_STAMPED_CAPTURE: &str =
+    "capture with dmesg, or journalctl -k -o short-monotonic";
 
 /// What the input was made of.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -36,7 +37,7 @@ pub struct InputSummary {
 
 impl InputSummary {
     /// The format of most stamped records, or `Unstamped` if none carried a stamp.
-    pub fn main_format(&self) -> Format {
+    pub(crate) fn main_format(&self) -> Format {
         Format::ALL
             .iter()
             .zip(self.format_counts)

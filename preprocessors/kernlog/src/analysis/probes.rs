@@ -75,7 +75,7 @@ impl ProbeTracker {
     }
 
     /// Probes read but not kept (beyond [`PROBES_KEPT`]).
-    pub fn not_kept(&self) -> u64 {
+    pub(crate) fn not_kept(&self) -> u64 {
         self.not_kept
     }
 

@@ -14,7 +14,7 @@ use crate::parse::mail;
 use crate::parse::record::{Format, Line, Origin, Stamp, WallTime, parse_line};
 
 /// Lines longer than this are cut; the rest of the line is skipped.
-pub const MAX_LINE_BYTES: usize = 64 * 1024;
+pub(crate) const MAX_LINE_BYTES: usize = 64 * 1024;
 
 /// Which clock a [`Time`] is on. Durations are only taken between times on one clock.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,7 +51,7 @@ impl Time {
 
     /// Microseconds the kernel took from `earlier` to `self`: as [`Time::since`], but `None`
     /// on a logger's clock, whose steps are when the logger read the lines.
-    pub fn kernel_since(self, earlier: Time) -> Option<i64> {
+    pub(crate) fn kernel_since(self, earlier: Time) -> Option<i64> {
         self.since(earlier)
             .filter(|_| self.clock != Clock::Received)
     }

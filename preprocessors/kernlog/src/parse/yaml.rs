@@ -11,7 +11,7 @@ use std::fmt;
 use serde::de::DeserializeOwned;
 
 /// The deepest nesting of flow collections accepted, the deserializer's own limit.
-pub const MAX_NESTING: usize = 128;
+pub(crate) const MAX_NESTING: usize = 128;
 
 /// Where in the text, as the YAML parser counts: byte index, 1-based line and column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -84,7 +84,7 @@ fn mtrr(out: &mut String, side: &str, m: &MtrrSide) {
 }
 
 /// The figures, the MTRR findings and the warnings; no header (the report has its own).
-pub fn render_figures(c: &Comparison) -> String {
+pub(crate) fn render_figures(c: &Comparison) -> String {
     let mut out = String::new();
     for r in &c.rows {
         row(&mut out, r);

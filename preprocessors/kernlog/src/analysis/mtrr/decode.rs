@@ -19,7 +19,7 @@ pub enum MemType {
 
 impl MemType {
     /// From the 8-bit type field of an MTRR.
-    pub fn from_code(code: u8) -> Self {
+    pub(crate) fn from_code(code: u8) -> Self {
         match code {
             0 => MemType::Uncachable,
             1 => MemType::WriteCombining,
@@ -31,7 +31,7 @@ impl MemType {
     }
 
     /// From the kernel's printed name (`write-back`, `uncachable`, ...).
-    pub fn from_name(name: &str) -> Option<Self> {
+    pub(crate) fn from_name(name: &str) -> Option<Self> {
         Some(match name {
             "uncachable" => MemType::Uncachable,
             "write-combining" => MemType::WriteCombining,
@@ -150,7 +150,7 @@ pub fn decode_variable(reg: u32, base_msr: u64, mask_msr: u64) -> Option<Variabl
 
 /// A variable range from base and mask addresses (as `mtrr=debug` prints them); `None`
 /// for an empty mask.
-pub fn range_from_addresses(
+pub(crate) fn range_from_addresses(
     reg: u32,
     base: u64,
     mask: u64,
@@ -183,14 +183,14 @@ pub fn range_from_addresses(
 /// One fixed-range MSR: its name, the first address it covers and the size of each of
 /// its eight sub-ranges.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct FixedMsr {
+pub(crate) struct FixedMsr {
     pub name: &'static str,
     pub start: u32,
     pub unit: u32,
 }
 
 /// The 11 fixed-range MSRs in address order; 88 sub-ranges cover the first MiB.
-pub const FIXED_MSRS: [FixedMsr; 11] = [
+pub(crate) const FIXED_MSRS: [FixedMsr; 11] = [
     fixed("MTRRfix64K_00000", 0x00000, 0x10000),
     fixed("MTRRfix16K_80000", 0x80000, 0x4000),
     fixed("MTRRfix16K_A0000", 0xA0000, 0x4000),
@@ -223,7 +223,7 @@ impl fmt::Display for FixedRange {
 }
 
 /// The eight sub-ranges of fixed-range MSR `index` (0..11); byte 0 is the lowest address.
-pub fn decode_fixed(index: usize, value: u64) -> Option<[FixedRange; 8]> {
+pub(crate) fn decode_fixed(index: usize, value: u64) -> Option<[FixedRange; 8]> {
     let msr = FIXED_MSRS.get(index)?;
     Some(std::array::from_fn(|i| {
         let start = msr.start + msr.unit * i as u32;
@@ -237,7 +237,7 @@ pub fn decode_fixed(index: usize, value: u64) -> Option<[FixedRange; 8]> {
 
 /// The MSR index of the debug patch's `fixed B,R` notation: block 0 is the 64K MSR,
 /// block 1 the two 16K MSRs, block 2 the eight 4K MSRs.
-pub fn fixed_msr_index(block: u32, reg: u32) -> Option<usize> {
+pub(crate) fn fixed_msr_index(block: u32, reg: u32) -> Option<usize> {
     let (first, count) = match block {
         0 => (0, 1),
         1 => (1, 2),

@@ -170,7 +170,7 @@ pub struct MtrrLog {
 
 impl MtrrLog {
     /// Each CPU's runs, in log order, CPUs ascending: one pass however many CPUs.
-    pub fn runs_by_cpu(&self) -> std::collections::BTreeMap<u32, Vec<&MtrrRun>> {
+    pub(crate) fn runs_by_cpu(&self) -> std::collections::BTreeMap<u32, Vec<&MtrrRun>> {
         let mut by_cpu: std::collections::BTreeMap<u32, Vec<&MtrrRun>> = Default::default();
         for run in &self.runs {
             by_cpu.entry(run.cpu).or_default().push(run);
@@ -192,7 +192,7 @@ impl MtrrLog {
     }
 
     /// Secondary CPUs whose registers disagreed with the boot CPU's saved state.
-    pub fn inconsistent_aps(&self) -> Vec<u32> {
+    pub(crate) fn inconsistent_aps(&self) -> Vec<u32> {
         self.changed_cpus()
             .into_iter()
             .filter(|c| *c != 0)

@@ -22,7 +22,7 @@ impl ProcMtrrEntry {
 
 /// The registers that differ between two `/proc/mtrr` dumps (present in one only, or
 /// with another base, size or type), in register order.
-pub fn changed_proc_registers(old: &[ProcMtrrEntry], new: &[ProcMtrrEntry]) -> Vec<u32> {
+pub(crate) fn changed_proc_registers(old: &[ProcMtrrEntry], new: &[ProcMtrrEntry]) -> Vec<u32> {
     // The first line of each register, by register: one pass over each dump.
     let by_reg = |dump: &[ProcMtrrEntry]| {
         let mut map = std::collections::HashMap::new();

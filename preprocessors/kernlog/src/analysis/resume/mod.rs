@@ -21,7 +21,6 @@ mod step;
 mod tracker;
 
 pub use classify::is_marker;
-pub use kernel_pm::{FailedDevice, PmFailure, pm_failure};
 pub use model::{
     AbortCause, AbortDetail, Aborted, Asleep, AsleepSource, CpuBringup, CpuFailure, Cycle,
     DeviceFailure, Event, Gap, Outcome, OutcomeState, Phase, PhaseName, ResumeEvidence, SleepMode,

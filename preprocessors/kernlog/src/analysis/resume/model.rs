@@ -6,7 +6,7 @@ use serde::Serialize;
 use crate::parse::reader::{Record, Time};
 
 /// How many of the largest gaps each cycle keeps.
-pub const GAPS_KEPT: usize = 5;
+pub(crate) const GAPS_KEPT: usize = 5;
 
 /// A marked point of the log: line number and time.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -193,7 +193,7 @@ pub struct Cycle {
 }
 
 /// How many failed devices each cycle keeps.
-pub const FAILED_DEVICES_KEPT: usize = 16;
+pub(crate) const FAILED_DEVICES_KEPT: usize = 16;
 
 /// A line that shows the system came back from the sleep.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -300,7 +300,7 @@ pub struct Aborted {
 }
 
 /// How many lines of detail an aborted attempt keeps.
-pub const ABORT_DETAILS_KEPT: usize = 8;
+pub(crate) const ABORT_DETAILS_KEPT: usize = 8;
 
 /// What abandoned a suspend attempt, as far as its lines tell.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -445,7 +445,7 @@ impl Cycle {
 
     /// CPUs whose Booting line has no `CPUn is up`, and CPUs taken offline that never
     /// came back (when the log shows both halves).
-    pub fn cpus_not_up(&self) -> Vec<u32> {
+    pub(crate) fn cpus_not_up(&self) -> Vec<u32> {
         let mut missing: Vec<u32> = self
             .cpus
             .iter()

@@ -97,7 +97,7 @@ pub enum Outcome {
 
 impl Outcome {
     /// The outcome a reader takes: a cycle left `suspending` did not resume.
-    pub fn settled(self) -> Outcome {
+    pub(crate) fn settled(self) -> Outcome {
         match self {
             Outcome::Suspending => Outcome::DidNotResume,
             other => other,

@@ -33,7 +33,7 @@ pub struct EntryCommon {
 }
 
 /// How `kernlog capture` names itself as the evidence of the kernel release.
-pub const KERNEL_EVIDENCE: &str = "recorded by kernlog capture";
+pub(crate) const KERNEL_EVIDENCE: &str = "recorded by kernlog capture";
 
 impl EntryCommon {
     /// The entry of one file, its line count taken from its text.
@@ -84,6 +84,6 @@ pub fn render_manifest(entries: &[ManifestEntry]) -> String {
 }
 
 /// Reads a manifest's text.
-pub fn parse_manifest(text: &str) -> Result<Vec<ManifestEntry>, String> {
+pub(crate) fn parse_manifest(text: &str) -> Result<Vec<ManifestEntry>, String> {
     crate::parse::yaml::from_str(text).map_err(|e| e.to_string())
 }

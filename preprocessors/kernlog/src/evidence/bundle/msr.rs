@@ -11,11 +11,11 @@ use std::fmt::Write as _;
 /// IA32_MTRRCAP: bits 0-7 the count of variable ranges, bit 8 fixed ranges supported.
 pub const MSR_MTRRCAP: u32 = 0xfe;
 /// IA32_MTRR_DEF_TYPE.
-pub const MSR_DEF_TYPE: u32 = 0x2ff;
+pub(crate) const MSR_DEF_TYPE: u32 = 0x2ff;
 /// The first variable-range base register (IA32_MTRR_PHYSBASE0); masks follow each base.
-pub const MSR_PHYSBASE0: u32 = 0x200;
+pub(crate) const MSR_PHYSBASE0: u32 = 0x200;
 /// The eleven fixed-range MSRs, in the order of the dump.
-pub const FIXED_RANGE_MSRS: [u32; 11] = [
+pub(crate) const FIXED_RANGE_MSRS: [u32; 11] = [
     0x250, 0x258, 0x259, 0x268, 0x269, 0x26a, 0x26b, 0x26c, 0x26d, 0x26e, 0x26f,
 ];
 

@@ -17,7 +17,7 @@ pub use attempts::{Attempt, attempt};
 use attempts::{attempts_item, devices_item, not_resumed, plural};
 use mtrr_items::{consistency_item, diagnostic_item, warnings_item};
 
-pub use crate::analysis::cycle_mtrr::{FIX_DIAGNOSTICS, is_fix_diagnostic};
+pub(crate) use crate::analysis::cycle_mtrr::is_fix_diagnostic;
 
 /// Outcome of one checklist item.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -83,7 +83,7 @@ pub struct Checklist {
 }
 
 /// How to show the MTRR outcome when the log does not.
-pub const MTRR_HINT: &str = "to show it, boot with mtrr=debug and the debug patch, or capture \
+pub(crate) const MTRR_HINT: &str = "to show it, boot with mtrr=debug and the debug patch, or capture \
                              the MSRs with `kernlog capture`";
 
 /// Limits of the checklist.

@@ -6,7 +6,7 @@
 mod sameness;
 mod stats;
 
-pub use sameness::{base_version, differences};
+pub use sameness::differences;
 pub use stats::Stats;
 
 use crate::analysis::Analysis;
@@ -49,7 +49,7 @@ impl Figure {
     }
 
     /// True for durations (milliseconds), false for counts.
-    pub fn is_duration(self) -> bool {
+    pub(crate) fn is_duration(self) -> bool {
         self != Figure::ChangedCpus
     }
 
@@ -93,7 +93,7 @@ impl Change {
     }
 
     /// The label for a figure: FEWER and MORE for a count.
-    pub fn label_for(self, figure: Figure) -> &'static str {
+    pub(crate) fn label_for(self, figure: Figure) -> &'static str {
         match (figure.is_duration(), self) {
             (false, Change::Faster) => "FEWER",
             (false, Change::Slower) => "MORE",
@@ -190,7 +190,7 @@ fn mtrr_side(side: &[&Evidence], lists: &[Checklist]) -> MtrrSide {
 
 /// The indices of the cycles of an input that resumed with a CPU bring-up: the ones with
 /// figures.
-pub fn resumed_indices(e: &Evidence) -> Vec<usize> {
+pub(crate) fn resumed_indices(e: &Evidence) -> Vec<usize> {
     let resumed =
         |c: &Cycle| c.aborted.is_none() && (c.enable_start.is_some() || !c.cpus.is_empty());
     (0..e.analysis.cycles.len())
@@ -222,7 +222,7 @@ fn values(figure: Figure, cycles: &[(&Analysis, usize)]) -> Vec<f64> {
 }
 
 /// Each figure of one side alone, over the resumed cycles of its inputs.
-pub fn side_stats(side: &[&Evidence]) -> Vec<(Figure, Option<Stats>)> {
+pub(crate) fn side_stats(side: &[&Evidence]) -> Vec<(Figure, Option<Stats>)> {
     let cycles = pooled(side);
     Figure::ALL
         .iter()
@@ -258,7 +258,11 @@ fn side_name(side: &[&Evidence]) -> String {
 
 /// Compare two sides of one or more inputs each (several boots of each kernel): the cycles
 /// of a side's inputs are pooled.
-pub fn compare_sides(before: &[&Evidence], after: &[&Evidence], threshold_pct: f64) -> Comparison {
+pub(crate) fn compare_sides(
+    before: &[&Evidence],
+    after: &[&Evidence],
+    threshold_pct: f64,
+) -> Comparison {
     let (cb, ca) = (pooled(before), pooled(after));
     let t = threshold_pct / 100.0;
     let rows: Vec<Row> = Figure::ALL

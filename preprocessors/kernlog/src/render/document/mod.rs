@@ -280,7 +280,7 @@ impl Document {
 }
 
 /// Milliseconds rounded to the microsecond, so that JSON carries no float noise.
-pub fn round_ms(ms: f64) -> f64 {
+pub(crate) fn round_ms(ms: f64) -> f64 {
     (ms * 1000.0).round() / 1000.0
 }
 
