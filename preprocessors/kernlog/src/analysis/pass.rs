@@ -82,6 +82,29 @@ impl Analysis {
 }
 
 /// Feeds records to every analysis; reusable by callers that read records themselves.
+///
+/// [`analyze`] is this loop over a [`RecordReader`]; a caller that reads records in its own
+/// way (several files, a filter, records as they arrive) pushes them one at a time:
+///
+/// ```
+/// use kernlog::Analyzer;
+/// use kernlog::parse::reader::RecordReader;
+///
+/// let log: &[u8] = b"\
+/// [   60.352899] Enabling non-boot CPUs ...
+/// [   60.353038] smpboot: Booting Node 0 Processor 1 APIC 0x2
+/// [   60.370186] CPU1 is up
+/// ";
+/// let mut records = RecordReader::new(log);
+/// let mut analyzer = Analyzer::new();
+/// while let Some(record) = records.next_record() {
+///     analyzer.push(&record?);
+/// }
+/// let analysis = analyzer.finish();
+/// assert_eq!(analysis.input.records, 3);
+/// assert_eq!(analysis.cycles[0].cpus[0].bringup_ms(), Some(17.148));
+/// # Ok::<(), std::io::Error>(())
+/// ```
 #[derive(Debug, Default)]
 pub struct Analyzer {
     input: InputSummary,
@@ -93,6 +116,7 @@ pub struct Analyzer {
 }
 
 impl Analyzer {
+    /// An analyzer that has seen no record yet.
     pub fn new() -> Self {
         Self::default()
     }
@@ -154,7 +178,26 @@ impl Analyzer {
     }
 }
 
-/// Analyse a whole log from a reader, streaming.
+/// Analyse a whole log from a reader, streaming: memory stays bounded whatever the log's
+/// length (see [`crate::analysis::limits`]). The only error is the reader's.
+///
+/// ```
+/// let log: &[u8] = b"\
+/// [   60.352899] Enabling non-boot CPUs ...
+/// [   60.353038] smpboot: Booting Node 0 Processor 1 APIC 0x2
+/// [   60.370186] CPU1 is up
+/// [   60.370300] smpboot: Booting Node 0 Processor 2 APIC 0x4
+/// [   60.380300] CPU2 is up
+/// ";
+/// let analysis = kernlog::analyze(log)?;
+/// let cpus: Vec<_> = analysis.cycles[0]
+///     .cpus
+///     .iter()
+///     .map(|c| (c.cpu, c.bringup_ms()))
+///     .collect();
+/// assert_eq!(cpus, [(1, Some(17.148)), (2, Some(10.0))]);
+/// # Ok::<(), std::io::Error>(())
+/// ```
 pub fn analyze<R: BufRead>(reader: R) -> io::Result<Analysis> {
     let mut records = RecordReader::new(reader);
     let mut analyzer = Analyzer::new();

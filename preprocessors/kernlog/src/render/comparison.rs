@@ -1,6 +1,6 @@
 //! A comparison as text, at most 72 columns wide, so that it can be pasted into a mail.
 
-use std::fmt::Write;
+use std::fmt::{self, Write};
 
 use crate::analysis::findings::seconds;
 use crate::judge::compare::{Comparison, Figure, MtrrSide, Row, Stats};
@@ -99,6 +99,13 @@ pub(crate) fn render_figures(c: &Comparison) -> String {
         }
     }
     out
+}
+
+/// The text of [`render_comparison`].
+impl fmt::Display for Comparison {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&render_comparison(self))
+    }
 }
 
 /// The whole comparison: which sides, the figures, and the verdict last.
