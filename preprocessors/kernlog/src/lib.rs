@@ -26,8 +26,6 @@
 //! assert_eq!(cycle.cpus[0].bringup_ms(), Some(17.148));
 //! ```
 
-//TMP-MISSING-DOCS
-
 pub mod analysis;
 pub mod evidence;
 pub mod judge;

@@ -14,6 +14,7 @@ pub(crate) const SLOW_EC_UNBLOCK_MS: f64 = 1000.0;
 
 /// The kinds of findings, each with a stable identifier.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum FindingKind {
     SlowCpuBringup,
     MtrrBootCpuRestored,
@@ -57,6 +58,7 @@ pub(crate) fn no_links(_: FindingKind) -> Option<String> {
 
 /// One thing worth knowing, with the line numbers that show it.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Finding {
     pub kind: FindingKind,
     pub summary: String,

@@ -19,6 +19,7 @@ pub(crate) const KERNEL_STAMPED_CAPTURE: &str =
 
 /// What the input was made of.
 #[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
 pub struct InputSummary {
     /// Lines read (every line is a record, stamped or not).
     pub records: u64,
@@ -59,6 +60,7 @@ impl InputSummary {
 
 /// Everything the analysis found.
 #[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
 pub struct Analysis {
     pub input: InputSummary,
     pub cycles: Vec<Cycle>,

@@ -50,6 +50,7 @@ pub enum SleepMode {
 /// The named spans of a cycle, in the order they happen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum PhaseName {
     /// Freezing user space and freezable kernel threads.
     Freeze,
@@ -149,6 +150,7 @@ pub struct Gap {
 
 /// One suspend/resume cycle, complete or as much of it as the log shows.
 #[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
 pub struct Cycle {
     /// 0-based index of the boot (segment) the cycle belongs to.
     pub boot: usize,
@@ -197,6 +199,7 @@ pub(crate) const FAILED_DEVICES_KEPT: usize = 16;
 
 /// A line that shows the system came back from the sleep.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ResumeEvidence {
     /// `Low-level resume complete`, `resume from suspend-to-idle`.
     LowLevelResume,
@@ -268,6 +271,7 @@ pub struct Asleep {
 /// What became of an attempt, as far as the log shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum OutcomeState {
     Resumed,
     Aborted,
@@ -305,6 +309,7 @@ pub(crate) const ABORT_DETAILS_KEPT: usize = 8;
 /// What abandoned a suspend attempt, as far as its lines tell.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
 pub enum AbortCause {
     /// The freezer gave up: tasks refused to freeze.
     Freezer,

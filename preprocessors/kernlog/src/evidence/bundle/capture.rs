@@ -83,6 +83,7 @@ pub struct CapturedCycle {
 /// How an attempt ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
 pub enum Outcome {
     /// The machine suspended and came back; the resume finished.
     Resumed,

@@ -8,6 +8,7 @@ use super::{Item, Status};
 
 /// What the log shows of one suspend attempt.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum Attempt {
     /// Slept and came back, with the secondary CPUs brought up again.
     Resumed,

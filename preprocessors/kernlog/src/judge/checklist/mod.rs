@@ -21,6 +21,7 @@ pub(crate) use crate::analysis::cycle_mtrr::is_fix_diagnostic;
 
 /// Outcome of one checklist item.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Status {
     Pass,
     Fail,

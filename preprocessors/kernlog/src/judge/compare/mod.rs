@@ -18,6 +18,7 @@ use crate::judge::checklist::{Checklist, Limits, Status, check_evidence};
 
 /// The figures compared, per resumed cycle.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Figure {
     /// `Enabling non-boot CPUs` to the last `CPUn is up`.
     BringupPhase,

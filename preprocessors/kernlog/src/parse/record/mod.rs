@@ -10,6 +10,7 @@ use serde::Serialize;
 /// The textual format a line was recognised as.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
 pub enum Format {
     /// `dmesg`: `[  426.169808] msg`, optionally with a caller field or `<6>` level.
     Dmesg,

@@ -27,6 +27,7 @@ pub use mtrr_docs::{
 pub const SCHEMA_VERSION: u32 = 3;
 
 #[derive(Debug, Serialize)]
+#[non_exhaustive]
 pub struct Document {
     pub schema: u32,
     pub input: InputDoc,
@@ -38,6 +39,7 @@ pub struct Document {
 }
 
 #[derive(Debug, Serialize)]
+#[non_exhaustive]
 pub struct ProbeDoc {
     pub point: String,
     pub cpu: u32,
@@ -47,6 +49,7 @@ pub struct ProbeDoc {
 }
 
 #[derive(Debug, Serialize)]
+#[non_exhaustive]
 pub struct InputDoc {
     pub format: &'static str,
     pub formats: Vec<FormatCount>,
@@ -60,12 +63,14 @@ pub struct InputDoc {
 }
 
 #[derive(Debug, Serialize)]
+#[non_exhaustive]
 pub struct FormatCount {
     pub format: &'static str,
     pub records: u64,
 }
 
 #[derive(Debug, Serialize)]
+#[non_exhaustive]
 pub struct CycleDoc {
     pub index: usize,
     pub boot: usize,
@@ -104,6 +109,7 @@ pub struct CycleDoc {
 
 /// What became of an attempt.
 #[derive(Debug, Serialize)]
+#[non_exhaustive]
 pub struct OutcomeDoc {
     /// `resumed`, `aborted`, `did_not_resume` or `suspending`.
     pub state: OutcomeState,
@@ -114,6 +120,7 @@ pub struct OutcomeDoc {
 
 /// The time asleep and where the log tells it.
 #[derive(Debug, Serialize)]
+#[non_exhaustive]
 pub struct AsleepDoc {
     pub seconds: f64,
     /// `timekeeping` or `wall_clock`.
@@ -123,6 +130,7 @@ pub struct AsleepDoc {
 
 /// One device that failed a step.
 #[derive(Debug, Serialize)]
+#[non_exhaustive]
 pub struct FailedDeviceDoc {
     pub device: String,
     /// The step as the kernel names it: `suspend async`, `resume`, `thaw`, `suspend callback`.
@@ -133,6 +141,7 @@ pub struct FailedDeviceDoc {
 
 /// The line that abandoned a suspend attempt.
 #[derive(Debug, Serialize)]
+#[non_exhaustive]
 pub struct AbortedDoc {
     pub line: u64,
     pub message: String,
@@ -144,6 +153,7 @@ pub struct AbortedDoc {
 
 /// One line that tells why an attempt aborted.
 #[derive(Debug, Serialize)]
+#[non_exhaustive]
 pub struct AbortDetailDoc {
     pub line: u64,
     pub text: String,
@@ -151,6 +161,7 @@ pub struct AbortDetailDoc {
 
 /// The MTRR updates of one resume: per step, and the secondary CPUs' share in all.
 #[derive(Debug, Serialize)]
+#[non_exhaustive]
 pub struct MtrrUpdatesDoc {
     pub steps: Vec<StepDoc>,
     /// Every run after the boot CPU's own restore: the rendezvous that bring the APs back.
@@ -160,6 +171,7 @@ pub struct MtrrUpdatesDoc {
 }
 
 #[derive(Debug, Serialize)]
+#[non_exhaustive]
 pub struct CpuDoc {
     pub cpu: u32,
     pub apic: Option<String>,
@@ -170,6 +182,7 @@ pub struct CpuDoc {
 }
 
 #[derive(Debug, Serialize)]
+#[non_exhaustive]
 pub struct CpuErrorDoc {
     pub cpu: u32,
     pub error: i32,
@@ -177,6 +190,7 @@ pub struct CpuErrorDoc {
 }
 
 #[derive(Debug, Serialize)]
+#[non_exhaustive]
 pub struct PhaseDoc {
     pub name: PhaseName,
     pub start_s: Option<f64>,
@@ -187,6 +201,7 @@ pub struct PhaseDoc {
 }
 
 #[derive(Debug, Serialize)]
+#[non_exhaustive]
 pub struct GapDoc {
     pub from_line: u64,
     pub to_line: u64,
@@ -195,6 +210,7 @@ pub struct GapDoc {
 }
 
 #[derive(Debug, Serialize)]
+#[non_exhaustive]
 pub struct TraceDoc {
     pub lines: u64,
     pub functions: Vec<FunctionDoc>,
@@ -202,6 +218,7 @@ pub struct TraceDoc {
 }
 
 #[derive(Debug, Serialize)]
+#[non_exhaustive]
 pub struct FunctionDoc {
     pub name: String,
     pub calls: u64,
@@ -211,6 +228,7 @@ pub struct FunctionDoc {
 }
 
 #[derive(Debug, Serialize)]
+#[non_exhaustive]
 pub struct FindingDoc {
     pub id: &'static str,
     pub summary: String,

@@ -10,6 +10,7 @@ use crate::analysis::mtrr::{
 };
 
 #[derive(Debug, Serialize)]
+#[non_exhaustive]
 pub struct MtrrDoc {
     pub boots: Vec<BootTableDoc>,
     pub proc_mtrr: Vec<Vec<RangeDoc>>,
@@ -23,6 +24,7 @@ pub struct MtrrDoc {
 }
 
 #[derive(Debug, Serialize)]
+#[non_exhaustive]
 pub struct BootTableDoc {
     pub line: u64,
     pub default_type: Option<MemType>,
@@ -35,6 +37,7 @@ pub struct BootTableDoc {
 }
 
 #[derive(Debug, Serialize)]
+#[non_exhaustive]
 pub struct FixedDoc {
     pub start: String,
     pub end: String,
@@ -43,6 +46,7 @@ pub struct FixedDoc {
 }
 
 #[derive(Debug, Serialize)]
+#[non_exhaustive]
 pub struct MapDoc {
     pub start: String,
     pub end: String,
@@ -52,6 +56,7 @@ pub struct MapDoc {
 
 /// A variable range or a `/proc/mtrr` register.
 #[derive(Debug, Serialize)]
+#[non_exhaustive]
 pub struct RangeDoc {
     pub reg: u32,
     pub base: String,
@@ -66,6 +71,7 @@ pub struct RangeDoc {
 }
 
 #[derive(Debug, Serialize)]
+#[non_exhaustive]
 pub struct CpuChangesDoc {
     pub cpu: u32,
     pub checks: usize,
@@ -74,6 +80,7 @@ pub struct CpuChangesDoc {
 }
 
 #[derive(Debug, Serialize)]
+#[non_exhaustive]
 pub struct RunDoc {
     pub line: u64,
     pub time_s: Option<f64>,
@@ -86,6 +93,7 @@ pub struct RunDoc {
 }
 
 #[derive(Debug, Serialize)]
+#[non_exhaustive]
 pub struct DefTypeDoc {
     pub raw: String,
     pub enabled: bool,
@@ -94,6 +102,7 @@ pub struct DefTypeDoc {
 }
 
 #[derive(Debug, Serialize)]
+#[non_exhaustive]
 pub struct VariableChangeDoc {
     pub reg: u32,
     pub line: u64,
@@ -102,6 +111,7 @@ pub struct VariableChangeDoc {
 }
 
 #[derive(Debug, Serialize)]
+#[non_exhaustive]
 pub struct FixedChangeDoc {
     pub msr: &'static str,
     pub line: u64,
@@ -110,12 +120,14 @@ pub struct FixedChangeDoc {
 }
 
 #[derive(Debug, Serialize)]
+#[non_exhaustive]
 pub struct StepDoc {
     pub step: String,
     pub checks: usize,
 }
 
 #[derive(Debug, Serialize)]
+#[non_exhaustive]
 pub struct WarningDoc {
     pub line: u64,
     pub text: String,
