@@ -26,6 +26,8 @@
 //! assert_eq!(cycle.cpus[0].bringup_ms(), Some(17.148));
 //! ```
 
+#![warn(missing_docs)]
+
 pub mod analysis;
 pub mod evidence;
 pub mod judge;

@@ -37,7 +37,9 @@ pub fn cycle_lines(cycles: &[Cycle], index: usize) -> Option<Range<u64>> {
 /// The MTRR runs and warnings of one cycle.
 #[derive(Debug, Clone)]
 pub struct CycleMtrr<'a> {
+    /// The cycle.
     pub cycle: &'a Cycle,
+    /// Its lines (see [`cycle_lines`]).
     pub lines: Range<u64>,
     /// The cycle's runs (one per CPU per rendezvous), in log order.
     pub runs: Vec<&'a MtrrRun>,

@@ -16,11 +16,19 @@ pub(crate) const SLOW_EC_UNBLOCK_MS: f64 = 1000.0;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum FindingKind {
+    /// `slow-cpu-bringup`: a secondary CPU took more than [`SLOW_BRINGUP_MS`] to come up.
     SlowCpuBringup,
+    /// `mtrr-boot-cpu-restored`: the boot CPU's MTRRs were found modified after resume and
+    /// rewritten.
     MtrrBootCpuRestored,
+    /// `mtrr-aps-inconsistent`: secondary CPUs disagreed with the boot CPU's MTRRs, or the kernel
+    /// said they were inconsistent.
     MtrrApsInconsistent,
+    /// `mtrr-resume-diagnostic`: the fix's one-line diagnostic is in the log.
     MtrrResumeDiagnostic,
+    /// `ec-wake-gap`: more than a second from the wake to the EC's interrupt unblock (T2 Macs).
     EcWakeGap,
+    /// `cpu-not-up`: a CPU did not come back, or the kernel failed to bring one up.
     CpuNotUp,
 }
 
@@ -60,8 +68,11 @@ pub(crate) fn no_links(_: FindingKind) -> Option<String> {
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct Finding {
+    /// Which kind.
     pub kind: FindingKind,
+    /// One sentence with the figures.
     pub summary: String,
+    /// The lines that show it.
     pub lines: Vec<u64>,
 }
 

@@ -5,23 +5,23 @@
 use serde::Serialize;
 
 /// Suspend/resume cycles kept from one log.
-pub(crate) const CYCLES_KEPT: usize = 10_000;
+pub const CYCLES_KEPT: usize = 10_000;
 
 /// CPUs kept per cycle (brought up, taken offline, failed): the kernel's largest `NR_CPUS`.
-pub(crate) const CPUS_KEPT: usize = 8192;
+pub const CPUS_KEPT: usize = 8192;
 
 /// Delay-loop probes kept (and probes open at once).
-pub(crate) const PROBES_KEPT: usize = 8192;
+pub const PROBES_KEPT: usize = 8192;
 
 /// MTRR items kept: set-state runs (and runs open at once), warnings, `/proc/mtrr` dumps,
 /// boot tables, `[bits ...]` mismatches, each list on its own.
-pub(crate) const MTRR_ITEMS_KEPT: usize = 8192;
+pub const MTRR_ITEMS_KEPT: usize = 8192;
 
 /// Distinct names kept in each trace statistic (functions, calls, tasks, histograms).
-pub(crate) const TRACE_NAMES_KEPT: usize = 65_536;
+pub const TRACE_NAMES_KEPT: usize = 65_536;
 
 /// Parts of one MTRR item kept: register changes of a run, entries of a dump or a table.
-pub(crate) const MTRR_PARTS_KEPT: usize = 1024;
+pub const MTRR_PARTS_KEPT: usize = 1024;
 
 /// What the analysis read but did not keep, because a bound above was reached.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]

@@ -23,7 +23,9 @@ pub(crate) const KERNEL_STAMPED_CAPTURE: &str =
 pub struct InputSummary {
     /// Lines read (every line is a record, stamped or not).
     pub records: u64,
+    /// Records from the kernel.
     pub kernel_records: u64,
+    /// Records from user space (journal and syslog inputs).
     pub user_records: u64,
     /// Records per format, indexed like [`Format::ALL`].
     pub format_counts: [u64; Format::ALL.len()],
@@ -62,12 +64,17 @@ impl InputSummary {
 #[derive(Debug, Clone, Default, PartialEq)]
 #[non_exhaustive]
 pub struct Analysis {
+    /// What the input was made of.
     pub input: InputSummary,
+    /// The suspend attempts, in log order.
     pub cycles: Vec<Cycle>,
+    /// What the log says about the MTRRs.
     pub mtrr: MtrrLog,
+    /// trace-cmd `function_graph` statistics (empty without trace lines).
     pub trace: TraceStats,
     /// Delay-loop speed probes, in the order they finished.
     pub probes: Vec<ProbeResult>,
+    /// What a reader should know, drawn from the cycles and the MTRRs.
     pub findings: Vec<Finding>,
     /// The kernel's banner and command line, when the log has them.
     pub kernel: KernelId,

@@ -14,7 +14,7 @@ use crate::parse::mail;
 use crate::parse::record::{Format, Line, Origin, Stamp, WallTime, parse_line};
 
 /// Lines longer than this are cut; the rest of the line is skipped.
-pub(crate) const MAX_LINE_BYTES: usize = 64 * 1024;
+pub const MAX_LINE_BYTES: usize = 64 * 1024;
 
 /// Which clock a [`Time`] is on. Durations are only taken between times on one clock.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,7 +31,9 @@ pub enum Clock {
 /// A point in time, in microseconds on its clock.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Time {
+    /// Microseconds on `clock`.
     pub micros: i64,
+    /// The clock.
     pub clock: Clock,
 }
 
@@ -107,6 +109,7 @@ struct ClockState {
 }
 
 impl<R: BufRead> RecordReader<R> {
+    /// A reader of the lines of `inner`, from line 1.
     pub fn new(inner: R) -> Self {
         RecordReader {
             inner,

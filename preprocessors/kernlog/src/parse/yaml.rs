@@ -11,13 +11,16 @@ use std::fmt;
 use serde::de::DeserializeOwned;
 
 /// The deepest nesting of flow collections accepted, the deserializer's own limit.
-pub(crate) const MAX_NESTING: usize = 128;
+pub const MAX_NESTING: usize = 128;
 
 /// Where in the text, as the YAML parser counts: byte index, 1-based line and column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Place {
+    /// Byte offset from the start.
     pub index: usize,
+    /// Line, from 1.
     pub line: usize,
+    /// Column, from 1.
     pub column: usize,
 }
 

@@ -8,10 +8,15 @@ use serde::{Serialize, Serializer};
 /// A memory type, named as the kernel names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum MemType {
+    /// UC, encoding 0.
     Uncachable,
+    /// WC, encoding 1.
     WriteCombining,
+    /// WT, encoding 4.
     WriteThrough,
+    /// WP, encoding 5.
     WriteProtect,
+    /// WB, encoding 6.
     WriteBack,
     /// Encodings 2, 3 and 7..=255 are reserved.
     Reserved(u8),
@@ -73,6 +78,7 @@ impl Serialize for MemType {
 /// IA32_MTRR_DEF_TYPE, decoded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DefType {
+    /// The register's value.
     pub raw: u64,
     /// Bit 11: MTRRs enabled.
     pub enabled: bool,
@@ -112,11 +118,15 @@ fn on_off(on: bool) -> &'static str {
 /// One enabled variable-range MTRR as a range of physical addresses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct VariableRange {
+    /// The register's number.
     pub reg: u32,
+    /// The range's first physical address.
     pub base: u64,
     /// Last address of the range (inclusive).
     pub end: u64,
+    /// Its size (the lowest set bit of the mask).
     pub size_bytes: u64,
+    /// Its memory type.
     pub mem_type: MemType,
     /// Physical address width implied by the mask (its highest set bit + 1).
     pub phys_bits: u32,
@@ -183,14 +193,17 @@ pub(crate) fn range_from_addresses(
 /// One fixed-range MSR: its name, the first address it covers and the size of each of
 /// its eight sub-ranges.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct FixedMsr {
+pub struct FixedMsr {
+    /// The MSR's name (`MTRRfix4K_C0000`).
     pub name: &'static str,
+    /// The first address it covers.
     pub start: u32,
+    /// The size of each of its eight sub-ranges.
     pub unit: u32,
 }
 
 /// The 11 fixed-range MSRs in address order; 88 sub-ranges cover the first MiB.
-pub(crate) const FIXED_MSRS: [FixedMsr; 11] = [
+pub const FIXED_MSRS: [FixedMsr; 11] = [
     fixed("MTRRfix64K_00000", 0x00000, 0x10000),
     fixed("MTRRfix16K_80000", 0x80000, 0x4000),
     fixed("MTRRfix16K_A0000", 0xA0000, 0x4000),
@@ -211,8 +224,11 @@ const fn fixed(name: &'static str, start: u32, unit: u32) -> FixedMsr {
 /// A range of the first MiB with one memory type (inclusive end).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FixedRange {
+    /// The first address of the sub-range.
     pub start: u32,
+    /// Its last address.
     pub end: u32,
+    /// Its memory type.
     pub mem_type: MemType,
 }
 
@@ -223,7 +239,7 @@ impl fmt::Display for FixedRange {
 }
 
 /// The eight sub-ranges of fixed-range MSR `index` (0..11); byte 0 is the lowest address.
-pub(crate) fn decode_fixed(index: usize, value: u64) -> Option<[FixedRange; 8]> {
+pub fn decode_fixed(index: usize, value: u64) -> Option<[FixedRange; 8]> {
     let msr = FIXED_MSRS.get(index)?;
     Some(std::array::from_fn(|i| {
         let start = msr.start + msr.unit * i as u32;
@@ -237,7 +253,7 @@ pub(crate) fn decode_fixed(index: usize, value: u64) -> Option<[FixedRange; 8]> 
 
 /// The MSR index of the debug patch's `fixed B,R` notation: block 0 is the 64K MSR,
 /// block 1 the two 16K MSRs, block 2 the eight 4K MSRs.
-pub(crate) fn fixed_msr_index(block: u32, reg: u32) -> Option<usize> {
+pub fn fixed_msr_index(block: u32, reg: u32) -> Option<usize> {
     let (first, count) = match block {
         0 => (0, 1),
         1 => (1, 2),

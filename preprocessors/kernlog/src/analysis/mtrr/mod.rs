@@ -16,10 +16,9 @@ mod model;
 mod proc;
 
 pub use collector::MtrrCollector;
-pub(crate) use decode::FIXED_MSRS;
 pub use decode::{
-    DefType, FixedRange, MemType, VariableRange, decode_deftype, decode_variable,
-    fixed_msr_position,
+    DefType, FIXED_MSRS, FixedMsr, FixedRange, MemType, VariableRange, decode_deftype,
+    decode_fixed, decode_variable, fixed_msr_index, fixed_msr_position,
 };
 pub use model::{
     BitsMismatch, BootTable, MtrrLog, MtrrRun, MtrrWarning, RegisterChange, changed_cpus,

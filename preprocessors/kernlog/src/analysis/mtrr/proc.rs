@@ -6,10 +6,15 @@ use super::decode::MemType;
 /// One `/proc/mtrr` register line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ProcMtrrEntry {
+    /// The register's number (`reg01`).
     pub reg: u32,
+    /// The range's first address.
     pub base: u64,
+    /// Its size in bytes.
     pub size_bytes: u64,
+    /// `count=`, when the line has it.
     pub count: Option<u32>,
+    /// Its memory type.
     pub mem_type: MemType,
 }
 

@@ -1,6 +1,6 @@
 //! Decoding and collecting on small hand-written inputs.
 
-use super::decode::{decode_fixed, fixed_msr_index, range_from_addresses};
+use super::decode::range_from_addresses;
 use super::*;
 
 #[test]

@@ -22,8 +22,9 @@ mod tracker;
 
 pub use classify::is_marker;
 pub use model::{
-    AbortCause, AbortDetail, Aborted, Asleep, AsleepSource, CpuBringup, CpuFailure, Cycle,
-    DeviceFailure, Event, Gap, Outcome, OutcomeState, Phase, PhaseName, ResumeEvidence, SleepMode,
+    ABORT_DETAILS_KEPT, AbortCause, AbortDetail, Aborted, Asleep, AsleepSource, CpuBringup,
+    CpuFailure, Cycle, DeviceFailure, Event, FAILED_DEVICES_KEPT, GAPS_KEPT, Gap, Outcome,
+    OutcomeState, Phase, PhaseName, ResumeEvidence, SleepMode,
 };
 pub use step::{SuspendStep, suspend_step};
 pub use tracker::CycleTracker;

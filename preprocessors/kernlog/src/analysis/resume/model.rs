@@ -6,12 +6,14 @@ use serde::Serialize;
 use crate::parse::reader::{Record, Time};
 
 /// How many of the largest gaps each cycle keeps.
-pub(crate) const GAPS_KEPT: usize = 5;
+pub const GAPS_KEPT: usize = 5;
 
 /// A marked point of the log: line number and time.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Event {
+    /// Its line number, from 1.
     pub line: u64,
+    /// Its stamp, when the line has one.
     pub time: Option<Time>,
 }
 
@@ -75,8 +77,11 @@ pub enum PhaseName {
 /// One named span with its ends.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Phase {
+    /// Which span.
     pub name: PhaseName,
+    /// The line that starts it.
     pub start: Event,
+    /// The line that ends it.
     pub end: Event,
 }
 
@@ -110,6 +115,7 @@ impl SleepMode {
 }
 
 impl Phase {
+    /// Its length in milliseconds of kernel time; `None` without usable stamps.
     pub fn ms(&self) -> Option<f64> {
         self.end.ms_since(&self.start)
     }
@@ -118,10 +124,13 @@ impl Phase {
 /// The bring-up of one secondary CPU on resume.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CpuBringup {
+    /// The CPU's number.
     pub cpu: u32,
     /// `0x2` as printed on the Booting line (x86 only).
     pub apic: Option<String>,
+    /// `Booting Node N Processor n` (or the architecture's line for it).
     pub booting: Option<Event>,
+    /// `CPUn is up`.
     pub up: Option<Event>,
 }
 
@@ -135,16 +144,22 @@ impl CpuBringup {
 /// An `Error taking CPU%d up: %d` line.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CpuFailure {
+    /// The CPU's number.
     pub cpu: u32,
+    /// The error number the kernel gives.
     pub error: i32,
+    /// The line that says so.
     pub line: u64,
 }
 
 /// Silence between two consecutive kernel records.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Gap {
+    /// The last record before the silence.
     pub from: Event,
+    /// The first record after it.
     pub to: Event,
+    /// Its length in microseconds.
     pub us: i64,
 }
 
@@ -154,8 +169,11 @@ pub struct Gap {
 pub struct Cycle {
     /// 0-based index of the boot (segment) the cycle belongs to.
     pub boot: usize,
+    /// The sleep state, when the log names it.
     pub mode: Option<SleepMode>,
+    /// The cycle's first line.
     pub first_line: u64,
+    /// The cycle's last line.
     pub last_line: u64,
     /// `PM: suspend entry` (or the older `PM: Syncing filesystems`).
     pub entry: Option<Event>,
@@ -168,17 +186,25 @@ pub struct Cycle {
     /// Some devices failed to suspend`, `Freezing ... failed`): the system never slept, so
     /// the cycle has no resume figures.
     pub aborted: Option<Aborted>,
+    /// `ACPI: Low-level resume complete` (or `resume from suspend-to-idle`).
     pub low_level_resume: Option<Event>,
+    /// `Enabling non-boot CPUs ...`.
     pub enable_start: Option<Event>,
     /// `End enabling non-boot CPUs` (older kernels).
     pub enable_end: Option<Event>,
+    /// `Waking up from system sleep state`.
     pub wake: Option<Event>,
+    /// The first `ACPI: EC: interrupt unblocked` after the wake.
     pub ec_unblock: Option<Event>,
     /// Last record before the resume began: the end of the suspend half.
     pub last_suspend_record: Option<Event>,
+    /// The spans the log shows, in the order they happen.
     pub phases: Vec<Phase>,
+    /// Secondary CPUs brought up on resume, in log order.
     pub cpus: Vec<CpuBringup>,
+    /// CPUs taken offline for the suspend.
     pub offlined: Vec<u32>,
+    /// CPUs the kernel failed to bring up.
     pub failures: Vec<CpuFailure>,
     /// The largest gaps, longest first, at most [`GAPS_KEPT`].
     pub gaps: Vec<Gap>,
@@ -187,6 +213,7 @@ pub struct Cycle {
     /// Devices that failed a step of the suspend or resume, in log order, at most
     /// [`FAILED_DEVICES_KEPT`]; `failed_devices_not_kept` counts the others.
     pub failed_devices: Vec<DeviceFailure>,
+    /// Failed devices beyond those kept.
     pub failed_devices_not_kept: u64,
     /// The time asleep, where the log says it.
     pub asleep: Option<Asleep>,
@@ -195,7 +222,7 @@ pub struct Cycle {
 }
 
 /// How many failed devices each cycle keeps.
-pub(crate) const FAILED_DEVICES_KEPT: usize = 16;
+pub const FAILED_DEVICES_KEPT: usize = 16;
 
 /// A line that shows the system came back from the sleep.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -243,9 +270,13 @@ impl ResumeEvidence {
 /// error -5`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DeviceFailure {
+    /// The line that says so.
     pub line: u64,
+    /// The device's name as the kernel prints it.
     pub device: String,
+    /// The step as the kernel words it (`suspend async`, `resume`, `thaw`, ...).
     pub step: String,
+    /// The error number the kernel gives.
     pub error: i32,
 }
 
@@ -263,8 +294,11 @@ pub enum AsleepSource {
 /// The time asleep of one cycle and where the log tells it.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Asleep {
+    /// Seconds asleep.
     pub seconds: f64,
+    /// Where the log tells it.
     pub source: AsleepSource,
+    /// The line it was read from.
     pub line: u64,
 }
 
@@ -273,7 +307,9 @@ pub struct Asleep {
 #[serde(rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum OutcomeState {
+    /// A line of the way back shows the system came back.
     Resumed,
+    /// A line abandoned the attempt before the system slept.
     Aborted,
     /// A new boot or another attempt follows without a resume line.
     DidNotResume,
@@ -284,19 +320,24 @@ pub enum OutcomeState {
 /// An attempt's outcome and the line that decides it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Outcome {
+    /// Resumed, aborted, or no resume line.
     pub state: OutcomeState,
     /// Why, in words: the abort's cause, the resume's evidence, or what follows.
     pub cause: String,
+    /// The line that decides it: the one that shows the resume, the abort, or the entry.
     pub line: u64,
 }
 
 /// Why a suspend attempt was abandoned.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Aborted {
+    /// The aborting line's number.
     pub line: u64,
     /// The aborting line's place in time.
     pub event: Event,
+    /// Its text.
     pub message: String,
+    /// What abandoned the attempt.
     pub cause: AbortCause,
     /// The lines that tell more, in log order, at most [`ABORT_DETAILS_KEPT`]: tasks that
     /// refused to freeze, devices whose suspend callback failed, active wakeup sources.
@@ -304,7 +345,7 @@ pub struct Aborted {
 }
 
 /// How many lines of detail an aborted attempt keeps.
-pub(crate) const ABORT_DETAILS_KEPT: usize = 8;
+pub const ABORT_DETAILS_KEPT: usize = 8;
 
 /// What abandoned a suspend attempt, as far as its lines tell.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -342,8 +383,11 @@ impl AbortCause {
 /// One line that tells more about an aborted attempt.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AbortDetail {
+    /// Its number.
     pub line: u64,
+    /// The cause it points at.
     pub cause: AbortCause,
+    /// Its text.
     pub text: String,
 }
 

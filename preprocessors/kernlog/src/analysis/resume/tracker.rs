@@ -43,6 +43,7 @@ pub struct CycleTracker {
 const HELD_MAX: usize = 16;
 
 impl CycleTracker {
+    /// A tracker that has seen no record yet.
     pub fn new() -> Self {
         Self::default()
     }

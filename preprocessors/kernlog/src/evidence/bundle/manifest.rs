@@ -9,26 +9,34 @@ pub struct ManifestEntry {
     pub path: String,
     /// `kernlog capture VERSION`.
     pub source: String,
+    /// What the file holds (`kmsg`, `msr-dump`, ...).
     pub kind: String,
     /// The command line that produced the capture.
     pub command: String,
     /// `uname -r` of the kernel that produced it.
     pub kernel: String,
+    /// How the kernel release is known (`recorded by kernlog capture` in a bundle).
     pub kernel_evidence: String,
     /// The tester's label: the kernel and patch the capture follows.
     pub follows: String,
+    /// What the file is, in words.
     pub description: String,
     /// Log records (for YAML files: entries of the main list; for dumps: CPUs).
     pub records: u64,
+    /// Lines of the file.
     pub lines: u64,
 }
 
 /// What every entry of one bundle shares.
 #[derive(Debug, Clone, PartialEq)]
 pub struct EntryCommon {
+    /// `kernlog capture VERSION`.
     pub source: String,
+    /// The command line that produced the capture.
     pub command: String,
+    /// `uname -r` of the kernel that produced it.
     pub kernel: String,
+    /// The tester's label: the kernel and patch the capture follows.
     pub follows: String,
 }
 

@@ -26,9 +26,9 @@ pub(crate) use msr::clip;
 pub use msr::{
     CpuMtrrs, DumpError, MSR_MTRRCAP, MtrrRegisters, parse_dump, read_registers, render_dump,
 };
-pub(crate) use read::MAX_CPUS;
 pub use read::{
-    Bundle, BundleError, BundleFiles, LOG_CAP, MemberError, MemberPath, MemoryFiles, read_bundle,
+    Bundle, BundleError, BundleFiles, DUMP_CAP, DUMPS_CAP, LOG_CAP, MAX_CPUS, MAX_CYCLES,
+    MemberError, MemberPath, MemoryFiles, YAML_CAP, read_bundle,
 };
 
 /// `capture.yaml`.

@@ -33,7 +33,9 @@ pub struct MtrrRegisters {
 /// One line of a dump: a CPU and its registers, or why they could not be read.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CpuMtrrs {
+    /// The CPU's number.
     pub cpu: u32,
+    /// Its registers, or why they could not be read.
     pub registers: Result<MtrrRegisters, String>,
 }
 
@@ -101,7 +103,9 @@ fn join(items: impl Iterator<Item = String>) -> String {
 /// Why a dump line could not be read: its number (from 1) and what is wrong.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DumpError {
+    /// The line's number, from 1.
     pub line: usize,
+    /// What is wrong.
     pub message: String,
 }
 

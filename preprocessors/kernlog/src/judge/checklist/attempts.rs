@@ -16,10 +16,18 @@ pub enum Attempt {
     /// lines are missing): nothing of the fix to check there.
     ResumedWithoutBringup,
     /// Abandoned before the system slept (freezer, a device's suspend callback, a pending
-    /// wakeup): `line`, `message` of the line that abandoned it.
-    Aborted { line: u64, message: String },
-    /// The log shows the suspend entry at `line` and nothing of a resume after it.
-    DidNotResume { line: u64 },
+    /// wakeup).
+    Aborted {
+        /// The line that abandoned it.
+        line: u64,
+        /// Its text.
+        message: String,
+    },
+    /// The log shows the suspend entry and nothing of a resume after it.
+    DidNotResume {
+        /// The suspend entry's line.
+        line: u64,
+    },
 }
 
 /// The outcome of `cycle`, from the cycle's own (see [`Cycle::outcome`]).

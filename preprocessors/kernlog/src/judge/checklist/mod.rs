@@ -23,7 +23,9 @@ pub(crate) use crate::analysis::cycle_mtrr::is_fix_diagnostic;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Status {
+    /// The log shows the item holds.
     Pass,
+    /// The log shows it does not.
     Fail,
     /// The log has no data for this item (e.g. no `mtrr=debug` output).
     Skip,
@@ -33,6 +35,7 @@ pub enum Status {
 }
 
 impl Status {
+    /// `PASS`, `FAIL`, `SKIP` or `WARN`.
     pub fn label(self) -> &'static str {
         match self {
             Status::Pass => "PASS",
@@ -46,9 +49,13 @@ impl Status {
 /// One item of the checklist.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Item {
+    /// What is checked, in a few words (`CPU bring-up time`).
     pub name: &'static str,
+    /// The item's outcome.
     pub status: Status,
+    /// Why, with the figures.
     pub reason: String,
+    /// The lines that show it.
     pub lines: Vec<u64>,
 }
 
@@ -65,6 +72,7 @@ pub enum Overall {
 }
 
 impl Overall {
+    /// `PASS`, `FAIL` or `UNKNOWN`.
     pub fn label(self) -> &'static str {
         match self {
             Overall::Pass => "PASS",
@@ -77,7 +85,9 @@ impl Overall {
 /// The whole checklist and its verdict.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Checklist {
+    /// The items, in a fixed order.
     pub items: Vec<Item>,
+    /// The first word of the verdict.
     pub overall: Overall,
     /// One line: PASS, FAIL or UNKNOWN, a colon, and what the log showed.
     pub verdict: String,

@@ -33,6 +33,7 @@ pub enum Figure {
 }
 
 impl Figure {
+    /// Every figure, in the order a comparison shows them.
     pub const ALL: [Figure; 4] = [
         Figure::BringupPhase,
         Figure::SlowestCpu,
@@ -40,6 +41,7 @@ impl Figure {
         Figure::ChangedCpus,
     ];
 
+    /// The figure's name in the comparison (`bring-up phase`).
     pub fn name(self) -> &'static str {
         match self {
             Figure::BringupPhase => "bring-up phase",
@@ -75,7 +77,9 @@ impl Figure {
 /// Where AFTER stands against BEFORE on one figure.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Change {
+    /// AFTER's median is lower by more than the threshold (fewer, for a count).
     Faster,
+    /// AFTER's median is higher by more than the threshold (more, for a count).
     Slower,
     /// Within the threshold.
     Same,
@@ -84,6 +88,7 @@ pub enum Change {
 }
 
 impl Change {
+    /// `FASTER`, `SLOWER`, `SAME` or `UNKNOWN`.
     pub fn label(self) -> &'static str {
         match self {
             Change::Faster => "FASTER",
@@ -106,11 +111,15 @@ impl Change {
 /// One figure on both sides.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Row {
+    /// Which figure.
     pub figure: Figure,
+    /// BEFORE's values; `None` when no cycle of the side has one.
     pub before: Option<Stats>,
+    /// AFTER's values.
     pub after: Option<Stats>,
     /// AFTER's median over BEFORE's.
     pub ratio: Option<f64>,
+    /// Where AFTER stands.
     pub change: Change,
 }
 
@@ -126,13 +135,21 @@ pub struct MtrrSide {
 /// The whole comparison.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Comparison {
+    /// BEFORE's inputs, by name.
     pub before: String,
+    /// AFTER's inputs.
     pub after: String,
     /// Resumed cycles with a CPU bring-up, per side.
     pub cycles: (usize, usize),
+    /// The change of a median that counts, in per cent.
     pub threshold_pct: f64,
+    /// One row a figure, in [`Figure::ALL`] order.
     pub rows: Vec<Row>,
+    /// BEFORE's and AFTER's MTRR items and findings.
     pub mtrr: (MtrrSide, MtrrSide),
+    /// What to weigh before trusting the verdict: sides that differ in more than the patch
+    /// (machine, command line, ...), a side of few cycles or one boot, logs whose times are
+    /// a logger's, failed attempts.
     pub warnings: Vec<String>,
     /// The first row with values on both sides decides; `Unknown` when none has.
     pub change: Change,
