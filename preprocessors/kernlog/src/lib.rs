@@ -41,7 +41,8 @@ pub use judge::compare::Comparison;
 pub use render::document::Document;
 
 /// The tester's checklist for one side, a log or a capture bundle: PASS, FAIL or SKIP per
-/// item and an overall verdict, as `kernlog check` prints it (`to_string()`).
+/// item and an overall verdict, as `kernlog check` prints it (`to_string()`). For an
+/// [`Analysis`] alone, without a bundle's dumps, [`judge::checklist::check`] does the same.
 ///
 /// A log without the MTRR debug output cannot show whether the fix restored the MTRRs, so
 /// its verdict is UNKNOWN even when every CPU came up in time:
