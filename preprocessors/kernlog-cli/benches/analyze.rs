@@ -15,7 +15,7 @@ use std::process::Command;
 
 #[path = "common/measure.rs"]
 mod measure;
-use measure::{Cost, measure, measure_all};
+use measure::{Cost, measure_all};
 
 const NOISE: [&str; 12] = [
     "pci 0000:00:1c.{n}: [8086:9c10] type 01 class 0x060400 PCIe Root Port",
@@ -128,11 +128,14 @@ fn main() {
     let kernlog = env!("CARGO_BIN_EXE_kernlog");
     let pattern = r"PM: suspend (entry|exit)|CPU[0-9]+ is up|Booting Node|MTRR cpu";
     // Warm the page cache once so both tools read from memory.
-    let _ = measure(Command::new("cat").arg(&path));
+    let _ = measure_all(Command::new("cat").arg(&path));
     let runs = 5;
     let best = |make: &dyn Fn() -> Command| {
         (0..runs)
-            .map(|_| measure(&mut make()))
+            .map(|_| {
+                let m = measure_all(&mut make());
+                (m.wall_s, m.rss_kib)
+            })
             .fold((f64::INFINITY, 0), |(t, r), (t2, r2)| {
                 (t.min(t2), r.max(r2))
             })

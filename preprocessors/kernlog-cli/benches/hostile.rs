@@ -47,16 +47,18 @@ fn main() {
         ("the good bundle", hostile::s(good.path()).to_string()),
     ];
     println!(
-        "{:<28} {:>9} {:>11}",
-        "kernlog check on", "seconds", "peak MiB"
+        "{:<28} {:>9} {:>9} {:>11}",
+        "kernlog check on", "seconds", "CPU s", "peak MiB"
     );
     for (name, path) in cases {
         let mut cmd = Command::new(kernlog);
         cmd.args(["check", &path]).stderr(Stdio::null());
-        let (seconds, rss_kib) = measure::measure(&mut cmd);
+        let m = measure::measure_all(&mut cmd);
         println!(
-            "{name:<28} {seconds:>9.3} {:>11.1}",
-            rss_kib as f64 / 1024.0
+            "{name:<28} {:>9.3} {:>9.3} {:>11.1}",
+            m.wall_s,
+            m.cpu_s,
+            m.rss_kib as f64 / 1024.0
         );
     }
     // The report on the largest bundle: every CPU of every dump is in its tables.
@@ -70,11 +72,13 @@ fn main() {
         }
         cmd.arg(hostile::s(dumps.path()));
         cmd.stdout(Stdio::null()).stderr(Stdio::null());
-        let (seconds, rss_kib) = measure::measure(&mut cmd);
+        let m = measure::measure_all(&mut cmd);
         println!(
-            "{:<28} {seconds:>9.3} {:>11.1}",
+            "{:<28} {:>9.3} {:>9.3} {:>11.1}",
             format!("report {} (99 x 8,192)", format.unwrap_or("text")),
-            rss_kib as f64 / 1024.0
+            m.wall_s,
+            m.cpu_s,
+            m.rss_kib as f64 / 1024.0
         );
     }
 }

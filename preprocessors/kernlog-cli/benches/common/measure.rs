@@ -3,12 +3,6 @@
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
-/// Wall time in seconds and peak RSS in KiB of a child process.
-pub fn measure(cmd: &mut Command) -> (f64, i64) {
-    let m = measure_all(cmd);
-    (m.wall_s, m.rss_kib)
-}
-
 /// What one run of a child cost.
 #[derive(Debug, Clone, Copy)]
 pub struct Cost {

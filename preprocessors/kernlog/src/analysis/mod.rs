@@ -19,7 +19,5 @@ pub mod resume;
 pub mod sequence;
 pub mod trace;
 
-pub use pass::{
-    Analysis, Analyzer, InputSummary, KERNEL_STAMPED_CAPTURE, analyze, analyze_str,
-    rendezvous_per_step,
-};
+pub(crate) use pass::KERNEL_STAMPED_CAPTURE;
+pub use pass::{Analysis, Analyzer, InputSummary, analyze, analyze_str, rendezvous_per_step};

@@ -1,6 +1,6 @@
 //! A comparison as text, at most 72 columns wide, so that it can be pasted into a mail.
 
-use std::fmt::Write;
+use std::fmt::{self, Write};
 
 use crate::analysis::findings::seconds;
 use crate::judge::compare::{Comparison, Figure, MtrrSide, Row, Stats};
@@ -120,7 +120,7 @@ fn mtrr(out: &mut String, side: &str, m: &MtrrSide) {
 }
 
 /// The figures, the MTRR findings and the warnings; no header (the report has its own).
-pub fn render_figures(c: &Comparison) -> String {
+pub(crate) fn render_figures(c: &Comparison) -> String {
     let mut out = String::new();
     for r in &c.rows {
         row(&mut out, r);
@@ -135,6 +135,13 @@ pub fn render_figures(c: &Comparison) -> String {
         }
     }
     out
+}
+
+/// The text of [`render_comparison`].
+impl fmt::Display for Comparison {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&render_comparison(self))
+    }
 }
 
 /// The whole comparison: which sides, the figures, and the verdict last.

@@ -1,3 +1,5 @@
+use super::manifest::KERNEL_EVIDENCE;
+use super::msr::MSR_DEF_TYPE;
 use super::*;
 
 const CPU0: &str = "cpu0 def=0000000000000c06 fix=0606060606060606,0606060606060606,\

@@ -8,6 +8,7 @@ use super::{Item, Status};
 
 /// What the log shows of one suspend attempt.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum Attempt {
     /// Slept and came back, with the secondary CPUs brought up again.
     Resumed,
@@ -15,14 +16,25 @@ pub enum Attempt {
     /// lines are missing): nothing of the fix to check there.
     ResumedWithoutBringup,
     /// Abandoned before the system slept (freezer, a device's suspend callback, a pending
-    /// wakeup): `line`, `message` of the line that abandoned it.
-    Aborted { line: u64, message: String },
-    /// The log shows the suspend entry at `line`, nothing of a resume after it, and then
-    /// another attempt or a new boot: the machine did not come back.
-    DidNotResume { line: u64 },
-    /// The log ends during the attempt that entered at `line`: cut off there, or the
-    /// machine never came back; the log alone cannot tell which.
-    LogEnds { line: u64 },
+    /// wakeup).
+    Aborted {
+        /// The line that abandoned it.
+        line: u64,
+        /// Its text.
+        message: String,
+    },
+    /// The log shows the suspend entry, nothing of a resume after it, and then another
+    /// attempt or a new boot: the machine did not come back.
+    DidNotResume {
+        /// The suspend entry's line.
+        line: u64,
+    },
+    /// The log ends during the attempt: cut off there, or the machine never came back; the
+    /// log alone cannot tell which.
+    LogEnds {
+        /// The suspend entry's line.
+        line: u64,
+    },
 }
 
 /// The outcome of `cycle`, from the cycle's own (see [`Cycle::outcome`]).

@@ -19,12 +19,15 @@ pub use attempts::{Attempt, attempt};
 use attempts::{attempts_item, devices_item, not_resumed, plural};
 use mtrr_items::{consistency_item, diagnostic_item, warnings_item};
 
-pub use crate::analysis::cycle_mtrr::{FIX_DIAGNOSTICS, is_fix_diagnostic};
+pub(crate) use crate::analysis::cycle_mtrr::is_fix_diagnostic;
 
 /// Outcome of one checklist item.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Status {
+    /// The log shows the item holds.
     Pass,
+    /// The log shows it does not.
     Fail,
     /// The log has no data for this item (e.g. no `mtrr=debug` output).
     Skip,
@@ -34,6 +37,7 @@ pub enum Status {
 }
 
 impl Status {
+    /// `PASS`, `FAIL`, `SKIP` or `WARN`.
     pub fn label(self) -> &'static str {
         match self {
             Status::Pass => "PASS",
@@ -47,9 +51,13 @@ impl Status {
 /// One item of the checklist.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Item {
+    /// What is checked, in a few words (`CPU bring-up time`).
     pub name: &'static str,
+    /// The item's outcome.
     pub status: Status,
+    /// Why, with the figures.
     pub reason: String,
+    /// The lines that show it.
     pub lines: Vec<u64>,
 }
 
@@ -66,6 +74,7 @@ pub enum Overall {
 }
 
 impl Overall {
+    /// `PASS`, `FAIL` or `UNKNOWN`.
     pub fn label(self) -> &'static str {
         match self {
             Overall::Pass => "PASS",
@@ -78,14 +87,16 @@ impl Overall {
 /// The whole checklist and its verdict.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Checklist {
+    /// The items, in a fixed order.
     pub items: Vec<Item>,
+    /// The first word of the verdict.
     pub overall: Overall,
     /// One line: PASS, FAIL or UNKNOWN, a colon, and what the log showed.
     pub verdict: String,
 }
 
 /// How to show the MTRR outcome when the log does not.
-pub const MTRR_HINT: &str = "to show it, boot with mtrr=debug and the debug patch, or capture \
+pub(crate) const MTRR_HINT: &str = "to show it, boot with mtrr=debug and the debug patch, or capture \
                              the MSRs with `kernlog capture`";
 
 /// Limits of the checklist.

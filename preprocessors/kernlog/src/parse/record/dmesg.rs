@@ -146,6 +146,7 @@ pub struct KmsgRecord<'a> {
     pub usec: i64,
     /// The printk caller field, `T3919` (task) or `C1` (CPU).
     pub caller: Option<&'a str>,
+    /// The message, without the record's prefix.
     pub message: &'a str,
 }
 
