@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
-use kernlog::render::safe_text::{json_visible, visible};
+use kernlog::render::safe_text::{json_visible, one_line, visible};
 use kernlog::render::summary::render_summary;
 use kernlog::{Document, Limits, Overall};
 
@@ -95,7 +95,8 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(e) => {
             // An error may quote a path or a bundle's text: shown through the same rule.
-            eprintln!("kernlog: {}", visible(&format!("{e:#}")));
+            // One line: a hostile name or value quoted in the message cannot start another.
+            eprintln!("kernlog: {}", one_line(&format!("{e:#}")));
             ExitCode::from(2)
         }
     }

@@ -25,19 +25,29 @@ fn asks_mtrr_debug(analysis: &Analysis) -> bool {
 /// What is missing from each resumed window, with the lines that show it.
 fn window_gaps(analysis: &Analysis, windows: &[Window]) -> (Vec<String>, Vec<u64>) {
     let (mut gaps, mut lines) = (Vec::new(), Vec::new());
-    let sequence = &analysis.input.sequence;
+    // From the first suspend on, every record counts: an attempt made up between two
+    // resumes, or one without a bring-up, holds no window but may hide what was moved there.
+    let from = analysis
+        .cycles
+        .first()
+        .map_or(u64::MAX, |c| c.entry.map_or(c.first_line, |e| e.line));
+    let breaks = analysis.input.sequence.breaks_in(&(from..u64::MAX));
+    if let Some(&first) = breaks.first() {
+        gaps.push(format!(
+            "the kernel's record numbers skip, repeat or step back, or a line without one \
+             stands between its records, at line {first}{} after the first suspend (records \
+             lost, cut out or put in, or two reads joined)",
+            if breaks.len() > 1 {
+                format!(" and {} more places", breaks.len() - 1)
+            } else {
+                String::new()
+            }
+        ));
+        lines.extend(breaks);
+    }
     let has_runs = !analysis.mtrr.runs.is_empty();
     for w in windows {
         let n = w.index + 1;
-        let breaks = sequence.breaks_in(&w.lines);
-        if let Some(&first) = breaks.first() {
-            gaps.push(format!(
-                "cycle {n}: the kernel's record numbers skip, repeat or step back, or a line \
-                 without one stands between its records, at line {first} (records lost, cut out \
-                 or put in, or two reads joined)"
-            ));
-            lines.extend(breaks);
-        }
         let c = w.cycle;
         if c.thaw_missing() {
             gaps.push(format!(
@@ -174,7 +184,7 @@ pub(super) fn completeness_item(
             name: NAME,
             status: Status::Pass,
             reason: if analysis.input.sequence.numbered > 0 {
-                "the kernel's record numbers run without a gap through each resume, its thaw and \
+                "the kernel's record numbers run without a gap from the first suspend on, each thaw and \
                  debug lines are there"
             } else {
                 "each resume's thaw and debug lines are there (the log's format numbers no \
