@@ -307,3 +307,54 @@ fn lines_inserted_without_record_numbers_give_no_pass() {
         "{all}"
     );
 }
+
+#[test]
+fn an_attempt_made_up_between_resumes_hides_nothing() {
+    // An honest FAIL first: the fix's diagnostic although no CPU came back changed, and
+    // capture.yaml tying each cycle to the log as capture writes it now.
+    let b = lab_copy("with-fix-good");
+    let mut lines = Vec::new();
+    for l in log_lines(b.path()) {
+        if l.contains(";ACPI: PM: Waking up") {
+            lines.push(
+                "6,0,0,-;MTRRs of CPUs 1-7 differed from the saved state, restored each as it came up"
+                    .to_string(),
+            );
+        }
+        lines.push(l);
+    }
+    let lines = renumber(&lines);
+    let entries: Vec<String> = lines
+        .iter()
+        .filter(|l| l.ends_with(";PM: suspend entry (deep)"))
+        .map(|l| l.split(',').nth(1).unwrap().to_string())
+        .collect();
+    write_log(b.path(), &lines);
+    let yaml = fs::read_to_string(b.path().join("capture.yaml")).unwrap();
+    let mut anchored = String::new();
+    let mut n = 0;
+    for l in yaml.lines() {
+        anchored.push_str(l);
+        anchored.push('\n');
+        if l.starts_with("  mtrr: mtrr/after-cycle-") {
+            anchored.push_str(&format!("  log_from_seq: {}\n", entries[n]));
+            n += 1;
+        }
+    }
+    fs::write(b.path().join("capture.yaml"), anchored).unwrap();
+    let (code, last, all) = check(b.path());
+    assert_eq!(code, Some(1), "{all}");
+    assert!(last.starts_with("FAIL: diagnostic"), "{all}");
+    // The forgery: before each diagnostic, an entry line with a low record number, so that
+    // the diagnostic falls in an attempt of its own that has no bring-up.
+    let mut forged = Vec::new();
+    for l in log_lines(b.path()) {
+        if l.contains(";MTRRs of CPUs 1-7 differed") {
+            forged.push("6,5,0,-;PM: suspend entry (deep)".to_string());
+        }
+        forged.push(l);
+    }
+    write_log(b.path(), &forged);
+    let all = no_pass(b.path(), "attempts made up between resumes");
+    assert!(all.contains("after the first suspend"), "{all}");
+}
