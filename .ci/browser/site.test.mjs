@@ -521,6 +521,18 @@ test('the analyser page connects nowhere and agrees with kernlog on three real l
     assert.equal(view.links.length, doc.findings.length, `${log}: every finding linked`);
   }
   assert.ok(linked > 0, 'some finding of the three logs is linked');
+  // A log dropped onto the page (a drop made in the page, as a reader's drag would be).
+  await page.setInputFiles('#kl-files', []);
+  const dropped = 'dropped.log';
+  await page.evaluate(([name, text]) => {
+    const transfer = new DataTransfer();
+    transfer.items.add(new File([text], name, { type: 'text/plain' }));
+    const zone = document.getElementById('kl-drop');
+    zone.dispatchEvent(new DragEvent('drop', { dataTransfer: transfer, bubbles: true, cancelable: true }));
+  }, [dropped, fs.readFileSync(path.join(repo, logs[0]), 'utf8')]);
+  await page.waitForFunction((name) => document.querySelector('#kl-results section h2')?.textContent === name, dropped);
+  assert.match(await status.innerText(), /^Done: 1 log analysed/);
+  await agreesWithCli(path.join(repo, logs[0]), { ...(await shown(page, 0)), title: dropped });
   // A bundle of a Debian 13 guest's three resumes, given as its folder.
   const bundle = path.join(repo, 'data/debian-guest/distro-boot1');
   await page.setInputFiles('#kl-files', []);
