@@ -6,11 +6,9 @@
 use std::fmt::Write as _;
 
 use kernlog::analysis::findings::Links;
-use kernlog::evidence::Evidence;
 use kernlog::evidence::bundle::KERNEL_LOG;
-use kernlog::judge::checklist::{Limits, check_evidence};
-use kernlog::judge::compare::resumed_indices;
-use kernlog::render::reply::render_reply;
+use kernlog::judge::compare::resumed;
+use kernlog::{Evidence, Limits};
 
 use crate::analysis::CycleOf;
 use crate::error::Result;
@@ -51,7 +49,14 @@ pub fn section(t: &Templates, e: &Evidence, index: usize, links: Links) -> Resul
         facts.push(("machine", machine));
     }
     let n = e.analysis.cycles.len();
-    let resumed = resumed_indices(e);
+    let shown = resumed(e);
+    let resumed: Vec<usize> = (0..n)
+        .filter(|&i| {
+            shown
+                .iter()
+                .any(|c| std::ptr::eq(*c, &e.analysis.cycles[i]))
+        })
+        .collect();
     facts.push((
         "cycles",
         format!(
@@ -87,7 +92,7 @@ pub fn section(t: &Templates, e: &Evidence, index: usize, links: Links) -> Resul
         out.push_str(&crate::verdicts::findings(t, &e.analysis.findings, links)?);
     }
     out.push_str("<h3>Checklist of kernlog check</h3>\n");
-    let list = check_evidence(e, Limits::default());
+    let list = kernlog::check(e, Limits::default());
     out.push_str(&crate::verdicts::checklist(t, &list)?);
     out.push_str("</section>\n");
     Ok(out)
@@ -139,7 +144,7 @@ pub fn report(
 ) -> Result<String> {
     let mut out = format!(
         "<pre class=\"kl-report-text\">{}</pre>\n",
-        escape(&render_reply(inputs, threshold_pct))
+        escape(&kernlog::report(inputs, threshold_pct))
     );
     for (i, e) in inputs.iter().enumerate() {
         out.push_str(&section(t, e, i, links)?);
@@ -178,7 +183,7 @@ mod tests {
     fn an_empty_log_says_it_has_no_cycle_and_no_finding() {
         let e = Evidence::from_log("-", b"").unwrap();
         let t = Templates::builtin().unwrap();
-        let html = section(&t, &e, 0, &kernlog::analysis::findings::no_links).unwrap();
+        let html = section(&t, &e, 0, &|_| None).unwrap();
         assert!(
             html.contains("<dd>0 suspend/resume cycles, 0 of them resumed"),
             "{html}"

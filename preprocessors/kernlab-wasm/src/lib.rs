@@ -8,12 +8,10 @@
 
 use std::collections::BTreeMap;
 
-use kernlog::evidence::Evidence;
 use kernlog::evidence::bundle::{CAPTURE_FILE, LOG_CAP, MANIFEST_FILE, MemoryFiles};
-use kernlog::judge::checklist::{Checklist, Limits, check_evidence};
 use kernlog::render::checklist::render_checklist;
-use kernlog::render::document::Document;
 use kernlog::render::safe_text::visible;
+use kernlog::{Checklist, Document, Evidence, Limits};
 use serde::Serialize;
 
 #[cfg(target_arch = "wasm32")]
@@ -175,7 +173,7 @@ pub fn analyze_inputs(
             name: e.name.clone(),
             bundle: e.captured.is_some(),
             document: Document::with_links(&e.analysis, &links),
-            checklist: ChecklistDoc::new(&check_evidence(e, Limits::default())),
+            checklist: ChecklistDoc::new(&kernlog::check(e, Limits::default())),
         })
         .collect();
     serde_json::to_string(&Reports { html, reports }).map_err(|e| format!("cannot write JSON: {e}"))

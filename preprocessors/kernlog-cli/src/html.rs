@@ -7,8 +7,8 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use anyhow::{Context, Result, anyhow};
+use kernlog::Evidence;
 use kernlog::analysis::findings::Links;
-use kernlog::evidence::Evidence;
 use views::{STYLESHEET, Templates, escape};
 
 /// What mdBook's theme gives the notebook's stylesheet, for a page without the theme.

@@ -371,3 +371,29 @@ fn dumps_after_a_resume_need_the_boot_dump() {
         "mtrr/boot.txt: is missing, though the bundle has dumps",
     );
 }
+
+#[test]
+fn ninety_nine_dumps_of_8192_cpus_are_read_and_compared() {
+    // The largest bundle the bounds allow is read, not refused: every CPU of every dump
+    // compared (the time and memory are `cargo bench --bench hostile`'s).
+    let b = hostile::many_cycle_dumps();
+    let out = kernlog(&["check", "--max-bringup-ms", "5000", s(b.path())]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stdout.contains("captured MSRs: 811008 CPU dumps after 99 resumes"),
+        "{stdout}{stderr}"
+    );
+    let page = tempfile::tempdir().unwrap();
+    let page = page.path().join("report.html");
+    let html = kernlog(&["report", "--html", s(&page), s(b.path())]);
+    assert_eq!(
+        html.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&html.stderr)
+    );
+    // One row per dump, not one per CPU: identical CPUs are told as a range.
+    let written = fs::read_to_string(&page).unwrap();
+    assert!(written.len() < 4 << 20, "{} bytes", written.len());
+}

@@ -25,6 +25,7 @@ pub const MTRR_PARTS_KEPT: usize = 1024;
 
 /// What the analysis read but did not keep, because a bound above was reached.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct NotKept {
     /// Cycles after the first [`CYCLES_KEPT`].
     pub cycles: u64,

@@ -30,6 +30,7 @@ pub struct MtrrCollector {
 }
 
 impl MtrrCollector {
+    /// A collector that has read nothing yet.
     pub fn new() -> Self {
         Self::default()
     }

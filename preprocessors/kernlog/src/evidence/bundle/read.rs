@@ -9,9 +9,10 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
+use super::manifest::parse_manifest;
 use super::{
     CAPTURE_FILE, Capture, CpuMtrrs, FORMAT, KERNEL_LOG, MANIFEST_FILE, MTRR_BOOT, ManifestEntry,
-    mtrr_after_cycle, parse_dump, parse_manifest,
+    mtrr_after_cycle, parse_dump,
 };
 
 /// The most cycles a bundle may hold (`kernlog capture --cycles` accepts 1 to 99).
@@ -87,7 +88,10 @@ pub enum MemberError {
     /// There, but not a regular file: a link, a folder, a FIFO, a device or a socket.
     NotAFile(&'static str),
     /// Larger than the cap for that member.
-    TooLarge { cap: u64 },
+    TooLarge {
+        /// The cap, in bytes.
+        cap: u64,
+    },
     /// The system's error, in its words (no path, no content).
     Unreadable(String),
 }
@@ -143,8 +147,11 @@ impl BundleFiles for MemoryFiles {
 pub struct BundleError {
     /// The member at fault (`capture.yaml`, `mtrr/after-cycle-2.txt`).
     pub member: String,
+    /// The member's line at fault, when known.
     pub line: Option<usize>,
+    /// What is wrong.
     pub message: String,
+    /// What to do about it, when there is a hint.
     pub hint: Option<String>,
 }
 
@@ -176,7 +183,9 @@ pub(crate) fn error(member: &str, message: impl Into<String>, hint: Option<&str>
 /// Everything a bundle holds, read and checked.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Bundle {
+    /// `capture.yaml`.
     pub capture: Capture,
+    /// `MANIFEST.yaml`.
     pub manifest: Vec<ManifestEntry>,
     /// `kernel.log`, in `/dev/kmsg` record format.
     pub log: Vec<u8>,

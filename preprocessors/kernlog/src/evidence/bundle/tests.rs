@@ -1,3 +1,5 @@
+use super::manifest::KERNEL_EVIDENCE;
+use super::msr::MSR_DEF_TYPE;
 use super::*;
 
 const CPU0: &str = "cpu0 def=0000000000000c06 fix=0606060606060606,0606060606060606,\
@@ -122,6 +124,7 @@ fn sample_capture() -> Capture {
             outcome: Outcome::Resumed,
             detail: None,
             mtrr: Some(mtrr_after_cycle(1)),
+            log_from_seq: None,
         }],
         verdict: Verdict::Incomplete("1 of 2 cycles recorded".to_string()),
     }
@@ -210,6 +213,7 @@ fn the_verdict_follows_the_first_cycle_that_did_not_resume() {
         outcome: Outcome::Aborted,
         detail: Some("writing mem to /sys/power/state: Device or resource busy".to_string()),
         mtrr: None,
+        log_from_seq: None,
     });
     assert_eq!(
         capture.settled_verdict(),
