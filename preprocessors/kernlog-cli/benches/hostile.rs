@@ -40,7 +40,7 @@ fn main() {
             hostile::s(cpus_max.path()).to_string(),
         ),
         (
-            "99 dumps of 8,192 CPUs",
+            "99 dumps of 4,096 CPUs",
             hostile::s(dumps.path()).to_string(),
         ),
         ("/dev/zero as a plain log", "/dev/zero".to_string()),
@@ -75,7 +75,7 @@ fn main() {
         let m = measure::measure_all(&mut cmd);
         println!(
             "{:<28} {:>9.3} {:>9.3} {:>11.1}",
-            format!("report {} (99 x 8,192)", format.unwrap_or("text")),
+            format!("report {} (99 x 4,096)", format.unwrap_or("text")),
             m.wall_s,
             m.cpu_s,
             m.rss_kib as f64 / 1024.0

@@ -109,7 +109,7 @@ pub fn evidence(path: &Path) -> Result<Evidence> {
             EVIDENCE_LOG_CAP >> 20
         );
     }
-    Evidence::from_log(&path.display().to_string(), &bytes)
+    Evidence::from_log(&path.display().to_string(), bytes)
         .with_context(|| format!("cannot read {}", path.display()))
 }
 

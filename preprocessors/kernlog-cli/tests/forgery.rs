@@ -252,3 +252,58 @@ fn a_capture_yaml_cut_to_fewer_cycles_gives_no_pass() {
     let all = no_pass(b.path(), "capture.yaml cut");
     assert!(all.contains("capture.yaml records 2 cycles"), "{all}");
 }
+
+#[test]
+fn debug_lines_edited_so_that_they_no_longer_read_give_no_pass() {
+    // The secondary CPUs' register lines of every resume made unreadable (` -> ` to ` => `)
+    // and their flags set to "nothing changed", record numbers untouched.
+    let b = lab_copy("without-fix-seabios");
+    let mut after_entry = false;
+    let lines: Vec<String> = log_lines(b.path())
+        .into_iter()
+        .map(|l| {
+            after_entry |= l.ends_with(";PM: suspend entry (deep)");
+            let ap = l.contains(";MTRR cpu ") && !l.contains(";MTRR cpu 0 ");
+            if !(after_entry && ap) {
+                return l;
+            }
+            if l.contains(" variable ") || l.contains(" fixed ") {
+                l.replace(" -> ", " => ")
+            } else if let Some(at) = l.find(" changes:") {
+                format!("{} changes:___", &l[..at])
+            } else {
+                l
+            }
+        })
+        .collect();
+    write_log(b.path(), &lines);
+    let all = no_pass(b.path(), "debug lines made unreadable");
+    assert!(
+        all.contains("do not read as the debug patch prints them"),
+        "{all}"
+    );
+}
+
+#[test]
+fn lines_inserted_without_record_numbers_give_no_pass() {
+    // After each thaw line, runs that show every secondary CPU unchanged, as bare text.
+    let b = lab_copy("without-fix-seabios");
+    let mut lines = Vec::new();
+    for l in log_lines(b.path()) {
+        let thaw = l.ends_with(";Enabling non-boot CPUs ...");
+        lines.push(l);
+        if thaw {
+            for cpu in 1..8 {
+                lines.push(format!("MTRR cpu {cpu} disable: 0000000000000c06 -> 0000000000000000 [bits 0000000000000c06]"));
+                lines.push(format!("MTRR cpu {cpu} changes:___"));
+                lines.push(format!("MTRR cpu {cpu} enable: 0000000000000000 -> 0000000000000c06 [bits 0000000000000c06]"));
+            }
+        }
+    }
+    write_log(b.path(), &lines);
+    let all = no_pass(b.path(), "unnumbered lines inserted");
+    assert!(
+        all.contains("record numbers skip, repeat or step back"),
+        "{all}"
+    );
+}

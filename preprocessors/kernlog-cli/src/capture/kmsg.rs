@@ -7,7 +7,7 @@ use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::Path;
 
 use kernlog::analysis::resume::{SuspendStep, suspend_step};
-use kernlog::parse::record::parse_kmsg_record;
+use kernlog::parse::record::{parse_kmsg_record, starts_with_task_name};
 
 /// What the kernel's log said since [`KmsgTail::start_cycle`].
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -107,7 +107,9 @@ impl KmsgTail {
             self.next_seq = Some(record.seq.saturating_add(1));
             // Only the kernel's own messages tell of a suspend: user space may write any
             // text to /dev/kmsg, under a facility of its own.
-            if record.facility == 0 {
+            // A kernel report of a process starts with the name it gave itself: not the
+            // kernel's word either.
+            if record.facility == 0 && !starts_with_task_name(record.message) {
                 note(&mut self.marks, record.message);
             }
         }

@@ -107,11 +107,11 @@ pub fn many_cpus(cpus: u32) -> TempDir {
     dir
 }
 
-/// 99 resumes, each with a dump of 8,192 CPUs (the bounds of a bundle), in short lines
-/// that keep all the dumps under the bundle's cap: the most comparing a bundle can ask.
+/// 99 resumes, each with a dump of 4,096 CPUs, in short lines that keep all the dumps under
+/// the bundle's cap: the most comparing a bundle can ask (405,504 CPU dumps).
 pub fn many_cycle_dumps() -> TempDir {
     let dir = good_copy();
-    let cpus = 8192;
+    let cpus = 4096;
     let dump: String = (0..cpus)
         .map(|n| format!("cpu{n} def=0000000000000c06 fix=none var=\n"))
         .collect();

@@ -5,7 +5,7 @@
 use serde::Serialize;
 
 /// Suspend/resume cycles kept from one log.
-pub const CYCLES_KEPT: usize = 10_000;
+pub const CYCLES_KEPT: usize = 1_000;
 
 /// CPUs kept per cycle (brought up, taken offline, failed): the kernel's largest `NR_CPUS`.
 pub const CPUS_KEPT: usize = 8192;

@@ -12,7 +12,7 @@ use crate::analysis::resume::{Cycle, CycleTracker};
 use crate::analysis::sequence::SequenceCheck;
 use crate::analysis::trace::{TraceStats, parse_trace_line};
 use crate::parse::reader::{Clock, Record, RecordReader};
-use crate::parse::record::Format;
+use crate::parse::record::{Format, starts_with_task_name};
 
 /// How to capture a log with the kernel's own stamps, for the hints that ask for one.
 pub(crate) const KERNEL_STAMPED_CAPTURE: &str =
@@ -138,8 +138,9 @@ impl Analyzer {
         let input = &mut self.input;
         input.records += 1;
         input.format_counts[record.format.index()] += 1;
-        if let Some(seq) = record.seq {
-            input.sequence.push(record.line, seq);
+        match record.seq {
+            Some(seq) => input.sequence.push(record.line, seq),
+            None => input.sequence.push_unnumbered(record.line, record.message),
         }
         if record.is_kernel() {
             input.kernel_records += 1;
@@ -159,17 +160,17 @@ impl Analyzer {
                 return;
             }
         }
-        if record.is_kernel() {
-            self.kernel.push(record.message);
-        }
-        self.cycles.push(record);
         // What user space wrote into the kernel's log (a journal's other programs, a
-        // process writing to /dev/kmsg) tells nothing of the kernel's MTRRs or delays.
-        if record.is_kernel() {
-            self.probes.push(record);
-            let time_us = record.time.map(|t| t.micros);
-            self.mtrr.push(record.line, time_us, record.message);
+        // process writing to /dev/kmsg), and the kernel's reports of a process, which start
+        // with the name the process gave itself, tell nothing of the kernel's own doings.
+        if !record.is_kernel() || starts_with_task_name(record.message) {
+            return;
         }
+        self.kernel.push(record.message);
+        self.cycles.push(record);
+        self.probes.push(record);
+        let time_us = record.time.map(|t| t.micros);
+        self.mtrr.push(record.line, time_us, record.message);
     }
 
     /// Finish every analysis and derive the findings.

@@ -34,6 +34,9 @@ pub struct SequenceCheck {
     pub gaps: Vec<SequenceBreak>,
     /// Numbers that repeat or step back.
     pub repeats: Vec<SequenceBreak>,
+    /// Lines of a numbered log that carry no number and are no record's continuation (the
+    /// kernel's ` SUBSYSTEM=` and ` DEVICE=` lines): text put between the kernel's records.
+    pub unnumbered: Vec<u64>,
     /// Breaks beyond the kept ones (past the bound, every later range counts as broken).
     pub not_kept: u64,
     /// The first line whose break was not kept.
@@ -65,6 +68,26 @@ impl SequenceCheck {
         self.next = Some(seq.saturating_add(1));
     }
 
+    /// Take a line without a number (`text` as read, its leading blanks dropped): once the
+    /// log has numbered records, only a record's continuation belongs there: the kernel's
+    /// `SUBSYSTEM=` and `DEVICE=` lines, or an empty line.
+    pub fn push_unnumbered(&mut self, line: u64, text: &str) {
+        let continuation =
+            text.is_empty() || text.starts_with("SUBSYSTEM=") || text.starts_with("DEVICE=");
+        if self.numbered > 0 && !continuation {
+            let before = self.not_kept;
+            push_capped(
+                &mut self.unnumbered,
+                line,
+                MTRR_ITEMS_KEPT,
+                &mut self.not_kept,
+            );
+            if self.not_kept > before {
+                self.first_not_kept.get_or_insert(line);
+            }
+        }
+    }
+
     /// The breaks whose record lies in `lines`: records are missing from that part of the
     /// log, or it holds records out of order. Past the bound on kept breaks, every range
     /// after the first break not kept counts as broken (its line is given).
@@ -74,6 +97,7 @@ impl SequenceCheck {
             .iter()
             .chain(&self.repeats)
             .map(|b| b.line)
+            .chain(self.unnumbered.iter().copied())
             .filter(|l| lines.contains(l))
             .collect();
         if let Some(first) = self.first_not_kept.filter(|&f| f < lines.end) {
@@ -121,6 +145,20 @@ mod tests {
         assert_eq!(c.breaks_in(&(1..4)), vec![3]);
         assert_eq!(c.breaks_in(&(4..6)), vec![5]);
         assert!(c.breaks_in(&(7..9)).is_empty());
+    }
+
+    #[test]
+    fn a_line_without_a_number_between_numbered_records_is_a_break() {
+        let mut c = check(&[1, 2]);
+        c.push_unnumbered(3, "SUBSYSTEM=pci");
+        c.push_unnumbered(4, "");
+        assert!(c.breaks_in(&(0..u64::MAX)).is_empty());
+        c.push_unnumbered(5, "MTRR cpu 1 changes:___");
+        assert_eq!(c.breaks_in(&(0..u64::MAX)), vec![5]);
+        // Before the first numbered record, a line is nobody's insertion.
+        let mut fresh = SequenceCheck::default();
+        fresh.push_unnumbered(1, "From: someone");
+        assert!(fresh.unnumbered.is_empty());
     }
 
     #[test]

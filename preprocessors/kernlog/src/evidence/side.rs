@@ -39,15 +39,17 @@ pub struct Evidence {
 }
 
 impl Evidence {
-    /// A plain log held in memory (any format kernlog reads).
-    pub fn from_log(name: &str, bytes: &[u8]) -> std::io::Result<Evidence> {
-        let analysis = analyze(bytes)?;
+    /// A plain log held in memory (any format kernlog reads); a `Vec<u8>` given is kept as
+    /// it is, not copied.
+    pub fn from_log(name: &str, bytes: impl Into<Vec<u8>>) -> std::io::Result<Evidence> {
+        let log = bytes.into();
+        let analysis = analyze(&log[..])?;
         Ok(Evidence {
             name: name.to_string(),
             kernel: analysis.kernel.clone(),
             analysis,
             captured: None,
-            log: bytes.to_vec(),
+            log,
         })
     }
 

@@ -1,6 +1,6 @@
 //! A comparison as text, at most 72 columns wide, so that it can be pasted into a mail.
 
-use std::fmt::{self, Write};
+use std::fmt;
 
 use crate::analysis::findings::seconds;
 use crate::judge::compare::{Comparison, Figure, MtrrSide, Row, Stats};
@@ -82,19 +82,32 @@ pub fn stats(figure: Figure, s: &Option<Stats>) -> String {
 
 fn row(out: &mut String, r: &Row) {
     let n = |s: &Option<Stats>| s.map_or(0, |s| s.n);
-    let _ = writeln!(
-        out,
+    let title = format!(
         "{} (cycles: {} before, {} after)",
         r.figure.name(),
         n(&r.before),
         n(&r.after)
     );
-    let _ = writeln!(out, "  before  {}", stats(r.figure, &r.before));
-    let _ = writeln!(out, "  after   {}", stats(r.figure, &r.after));
+    out.push_str(&wrap(&title, "", "  "));
+    // Figures come from the log's stamps: a hostile one is as long as it likes.
+    out.push_str(&wrap(
+        &stats(r.figure, &r.before),
+        "  before  ",
+        "          ",
+    ));
+    out.push_str(&wrap(
+        &stats(r.figure, &r.after),
+        "  after   ",
+        "          ",
+    ));
     let ratio = r
         .ratio
         .map_or("no ratio".to_string(), |x| format!("ratio {x:.3}"));
-    let _ = writeln!(out, "  {ratio}: {}", r.change.label_for(r.figure));
+    out.push_str(&wrap(
+        &format!("{ratio}: {}", r.change.label_for(r.figure)),
+        "  ",
+        "    ",
+    ));
 }
 
 fn mtrr(out: &mut String, side: &str, m: &MtrrSide) {

@@ -193,6 +193,9 @@ pub struct MtrrLog {
     pub warnings: Vec<MtrrWarning>,
     /// Debug lines whose `[bits ...]` field does not match.
     pub bits_mismatches: Vec<BitsMismatch>,
+    /// Lines that start like the debug patch's (`MTRR cpu N `) but do not read as one of
+    /// its lines: edited, or cut short.
+    pub unread: Vec<u64>,
     /// Items and parts read but not kept (see [`crate::analysis::limits`]).
     pub not_kept: u64,
 }

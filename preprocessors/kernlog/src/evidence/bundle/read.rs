@@ -26,8 +26,9 @@ pub const LOG_CAP: u64 = 64 * 1024 * 1024;
 /// The most bytes of one MTRR dump (8,192 CPUs with 10 variable ranges take under 6 MB).
 pub const DUMP_CAP: u64 = 8 * 1024 * 1024;
 /// The most bytes of all the dumps of a bundle together (99 resumes of 64 CPUs take under
-/// 4 MB), so that a small archive cannot unpack into a bundle that fills the memory.
-pub const DUMPS_CAP: u64 = 64 * 1024 * 1024;
+/// 4 MB), so that a small archive cannot unpack into a bundle that fills the memory, and two
+/// bundles at every bound (`compare`, `report`) stay under 200 MB.
+pub const DUMPS_CAP: u64 = 32 * 1024 * 1024;
 
 /// A path inside a bundle: one or two parts (`kernel.log`, `mtrr/boot.txt`) of ASCII
 /// letters, digits, `.`, `_` and `-`, neither part empty nor starting with a dot.

@@ -32,8 +32,9 @@ fn window_gaps(analysis: &Analysis, windows: &[Window]) -> (Vec<String>, Vec<u64
         let breaks = sequence.breaks_in(&w.lines);
         if let Some(&first) = breaks.first() {
             gaps.push(format!(
-                "cycle {n}: the kernel's record numbers skip, repeat or step back at line \
-                 {first} (records lost or cut out, or two reads joined)"
+                "cycle {n}: the kernel's record numbers skip, repeat or step back, or a line \
+                 without one stands between its records, at line {first} (records lost, cut out \
+                 or put in, or two reads joined)"
             ));
             lines.extend(breaks);
         }
@@ -49,6 +50,22 @@ fn window_gaps(analysis: &Analysis, windows: &[Window]) -> (Vec<String>, Vec<u64
                     .filter_map(|cpu| cpu.booting.or(cpu.up))
                     .map(|e| e.line),
             );
+        }
+        let unread: Vec<u64> = analysis
+            .mtrr
+            .unread
+            .iter()
+            .copied()
+            .filter(|l| w.contains(*l))
+            .collect();
+        if let Some(first) = unread.first() {
+            gaps.push(format!(
+                "cycle {n} has {} MTRR debug line{} that do not read as the debug patch prints \
+                 them (first at line {first}): edited or cut short",
+                unread.len(),
+                if unread.len() == 1 { "" } else { "s" }
+            ));
+            lines.extend(unread);
         }
         let runs_in = analysis.mtrr.runs.iter().any(|r| w.contains(r.line));
         if has_runs && !runs_in {
@@ -139,6 +156,14 @@ pub(super) fn completeness_item(
 ) -> Item {
     let (mut gaps, mut lines) = window_gaps(analysis, windows);
     gaps.extend(debug_table_gap(analysis));
+    let not_kept = analysis.input.not_kept;
+    if not_kept.any() {
+        gaps.push(format!(
+            "the log holds more than the analysis keeps ({} cycles, {} CPU lines, {} MTRR items \
+             not kept), and what was not kept could hold a failure",
+            not_kept.cycles, not_kept.cpu_lines, not_kept.mtrr
+        ));
+    }
     if let Some(c) = captured {
         gaps.extend(capture_gaps(analysis, c));
     }

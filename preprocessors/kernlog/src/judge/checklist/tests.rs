@@ -414,3 +414,52 @@ fn a_resume_without_its_thaw_line_shows_nothing_of_its_cpus() {
         render_checklist(&list)
     );
 }
+
+#[test]
+fn a_process_named_like_a_kernel_message_is_no_evidence() {
+    // Any local user names a process `mtrr: 1f` or `MTRR cpu 100 x` and makes it segfault:
+    // the kernel's report of it starts with that name. None of it is the kernel's own word.
+    let segv = |name: &str, n: u32| {
+        format!(
+            "[    1.{n:06}] {name}[{}]: segfault at 0 ip 0 sp 0 error 4 in differed from the saved state[400000+1000]\n",
+            1000 + n
+        )
+    };
+    let mut log = String::new();
+    for n in 0..50 {
+        log += &segv("mtrr: 1f", n);
+        log += &segv(&format!("MTRR cpu {} x", 100 + n), n);
+        log += &segv("PM: suspend exi", n);
+    }
+    let log = format!(
+        "{log}{}{}",
+        cycle(10, false, false),
+        cycle(20, false, false)
+    );
+    let a = analyze_str(&log);
+    assert!(a.mtrr.warnings.is_empty(), "{:?}", a.mtrr.warnings.first());
+    assert!(
+        a.mtrr.runs.iter().all(|r| r.cpu < 2),
+        "runs of named processes were read"
+    );
+    assert_eq!(a.cycles.len(), 2);
+    let list = check(&a, Limits::default());
+    assert_eq!(list.overall, Overall::Pass, "{}", render_checklist(&list));
+}
+
+#[test]
+fn what_the_analysis_could_not_keep_leaves_the_outcome_unknown() {
+    // More MTRR warnings than the analysis keeps: one past the bound could be the failure.
+    let mut log = String::new();
+    for n in 0..(crate::analysis::limits::MTRR_ITEMS_KEPT + 1) {
+        log += &format!("[    1.{n:06}] mtrr: your CPUs had inconsistent MTRRdefType settings\n");
+    }
+    let log = format!(
+        "{log}{}{}",
+        cycle(10, false, false),
+        cycle(20, false, false)
+    );
+    let list = check(&analyze_str(&log), Limits::default());
+    assert_eq!(list.overall, Overall::Unknown, "{}", list.verdict);
+    assert!(list.verdict.contains("not kept"), "{}", list.verdict);
+}
