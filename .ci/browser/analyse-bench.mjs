@@ -3,7 +3,8 @@
 // and by the page in Debian's Chromium under Cloudflare's Pages runtime, from the click to
 // the shown result. Prints both times, the ratio (issue 32's target: at most 5x) and the
 // cycle counts, which must agree. Timings are this machine's: printed, not enforced.
-// Usage: node analyse-bench.mjs [SITE_DIR]   (needs the module: .ci/wasm --site SITE_DIR)
+// Usage: node analyse-bench.mjs [SITE_DIR]   (needs the module: .ci/wasm --site SITE_DIR;
+// KERNLOG names the native kernlog, by default the one on PATH)
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
