@@ -3,7 +3,8 @@
 // and by the page in Debian's Chromium under Cloudflare's Pages runtime, from the click to
 // the shown result. Prints both times, the ratio (issue 32's target: at most 5x) and the
 // cycle counts, which must agree. Timings are this machine's: printed, not enforced.
-// Usage: node analyse-bench.mjs [SITE_DIR]   (needs the module: .ci/wasm --site SITE_DIR)
+// Usage: node analyse-bench.mjs [SITE_DIR]   (needs the module: .ci/wasm --site SITE_DIR;
+// KERNLOG names the native kernlog, by default the one on PATH)
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -28,7 +29,7 @@ const mib = (fs.statSync(log).size / 1048576).toFixed(1);
 const json = path.join(dir, 'analysis.json');
 const fd = fs.openSync(json, 'w');
 const t0 = process.hrtime.bigint();
-execFileSync('kernlog', ['analyze', '--json', log], { stdio: ['ignore', fd, 'inherit'] });
+execFileSync(process.env.KERNLOG ?? 'kernlog', ['analyze', '--json', log], { stdio: ['ignore', fd, 'inherit'] });
 const nativeS = Number(process.hrtime.bigint() - t0) / 1e9;
 fs.closeSync(fd);
 const native = JSON.parse(fs.readFileSync(json, 'utf8'));
@@ -48,7 +49,9 @@ try {
   await page.waitForFunction(() => /^Done|not analysed/.test(document.getElementById('kl-status').textContent),
     null, { timeout: 600_000 });
   const pageS = (Date.now() - start) / 1000;
-  const shown = await page.locator('.kl-report table:has(caption:text-is("Cycles")) tbody tr').count();
+  // The section's facts: "N suspend/resume cycles, R of them resumed with a CPU bring-up".
+  const facts = await page.locator('#kl-results section dt:text-is("cycles") + dd').innerText();
+  const shown = Number(/^(\d+) suspend\/resume cycle/.exec(facts)?.[1]);
   console.log(`${mib} MiB log: kernlog analyze --json ${nativeS.toFixed(2)} s, the page ${pageS.toFixed(2)} s `
     + `(${(pageS / nativeS).toFixed(1)}x); cycles: ${native.cycles.length} native, ${shown} shown`);
   if (shown !== native.cycles.length) process.exitCode = 1;

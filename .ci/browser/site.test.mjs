@@ -406,15 +406,92 @@ test('hashed static files are cached for good, pages are not', async () => {
 });
 
 // The page "Analyse your own log" (src/analyse.md): kernlog in WebAssembly, added to the site
-// by .ci/wasm --site. Its policy forbids every connection; no request leaves once it has
-// loaded; a real log dropped into it gives the cycles and the verdict of the CLI on the file;
-// a hostile pasted log stays text.
-test('the analyser page connects nowhere and agrees with kernlog on a real log', async (t) => {
+// by .ci/wasm --site. Its policy forbids every connection and every inline script but the
+// theme's; no request leaves once it has loaded; three real logs and a bundle's folder given
+// to it show the cycles, bring-up figures, checklist and verdict of the CLI on the same files
+// (KERNLOG, default `kernlog` on PATH), with findings linked to sections of the notebook that
+// exist; hostile logs and file names stay text.
+const kernlogCli = process.env.KERNLOG ?? 'kernlog';
+
+function cli(args) {
+  const got = spawnSync(kernlogCli, args, { encoding: 'utf8' });
+  assert.ok([0, 1, 3].includes(got.status), `${kernlogCli} ${args.join(' ')}: ${got.stderr}`);
+  return got.stdout;
+}
+
+async function analysed(page) {
+  await page.click('#kl-run');
+  await page.waitForFunction(() => /^Done|not analysed/.test(document.getElementById('kl-status').textContent));
+  return page.locator('#kl-status').innerText();
+}
+
+// What the page shows of one input's section: the cycle count, each shown cycle's CPU
+// bring-up rows, the checklist's rows and the findings' links.
+function shown(page, index) {
+  return page.evaluate((index) => {
+    const section = document.querySelectorAll('#kl-results section')[index];
+    const cells = (tr) => [...tr.cells].map((td) => td.innerText);
+    const facts = Object.fromEntries([...section.querySelectorAll('dt')].map((dt) => [dt.innerText, dt.nextElementSibling.innerText]));
+    const bringups = {};
+    let cycle = null;
+    for (const node of section.querySelectorAll('h3, table')) {
+      if (node.tagName === 'H3') cycle = /^Cycle (\d+)$/.exec(node.innerText)?.[1] ?? null;
+      else if (cycle && /^CPU bring-up in /.test(node.caption?.textContent ?? '')) {
+        bringups[cycle] = [...node.tBodies[0].rows].map(cells).filter((r) => /^CPU\d+$/.test(r[0]));
+      }
+    }
+    const checklist = [...section.querySelectorAll('table')].find((t) => t.caption?.textContent === 'Checklist');
+    return {
+      title: section.querySelector('h2').innerText,
+      facts,
+      bringups,
+      checklist: [...checklist.tBodies[0].rows].map(cells),
+      links: [...section.querySelectorAll('a')].map((a) => a.getAttribute('href')),
+    };
+  }, index);
+}
+
+async function agreesWithCli(file, view) {
+  const log = fs.statSync(file).isDirectory() ? path.join(file, 'kernel.log') : file;
+  const doc = JSON.parse(cli(['analyze', '--json', log]));
+  const n = doc.cycles.length;
+  assert.match(view.facts.cycles, new RegExp(`^${n} suspend/resume cycles?, `), `${file}: ${view.facts.cycles}`);
+  for (const [cycle, rows] of Object.entries(view.bringups)) {
+    const cpus = doc.cycles[cycle - 1].cpus;
+    assert.deepEqual(rows.map((r) => r[0]), cpus.map((c) => `CPU${c.cpu}`), `${file} cycle ${cycle}`);
+    rows.forEach((r, i) => {
+      const ms = cpus[i].bringup_ms;
+      const what = `${file} cycle ${cycle} CPU${cpus[i].cpu}: ${r[2]} vs ${ms} ms`;
+      if (ms === null) return assert.doesNotMatch(r[2], /\d/, what);
+      // As shown: "654.004 ms" or "3.698 s", rounded to the last digit.
+      const [, value, unit] = /^(\d+(?:\.(\d+))?) (ms|s)$/.exec(r[2]).filter((_, j) => j !== 2);
+      const scale = unit === 's' ? 1000 : 1;
+      const digits = (value.split('.')[1] ?? '').length;
+      assert.ok(Math.abs(parseFloat(value) * scale - ms) <= 0.5 * 10 ** -digits * scale + 1e-9, what);
+    });
+  }
+  // kernlog check: "[STATUS] item: why (lines ...)" per item, the verdict last.
+  const check = cli(['check', file]).trimEnd().split('\n');
+  const items = view.checklist.slice(0, -1).map(([item, result, why]) => `[${result}] ${item}: ${why}`);
+  assert.deepEqual(items, check.slice(0, -1).map((l) => l.replace(/ \(lines [\d, ]+\)$/, '')), file);
+  const [label, overall, verdict] = view.checklist.at(-1);
+  assert.deepEqual([label, verdict], ['verdict', check.at(-1)], file);
+  assert.ok(check.at(-1).startsWith(overall), `${file}: ${overall}`);
+  for (const href of view.links) {
+    const url = new URL(href, `${base}/analyse`);
+    const target = await (await fetch(`${base}${url.pathname}`)).text();
+    assert.ok(target.includes(`id="${url.hash.slice(1)}"`), `${file}: ${href} names a section of the notebook`);
+  }
+  return doc;
+}
+
+test('the analyser page connects nowhere and agrees with kernlog on three real logs and a bundle', async (t) => {
   const res = await fetch(`${base}/analyse`);
   assert.equal(res.status, 200);
   const csp = res.headers.get('content-security-policy') ?? '';
   assert.match(csp, /connect-src 'none'/, `CSP: ${csp}`);
   assert.doesNotMatch(csp, /connect-src 'self'/, 'the site-wide policy is replaced on this page');
+  assert.doesNotMatch(/script-src [^;]*/.exec(csp)[0], /unsafe-inline/, 'no inline script but the hashed ones');
   const { page, errors, context } = await open('/analyse');
   const status = page.locator('#kl-status');
   await page.waitForFunction(() => !/Loading/.test(document.getElementById('kl-status').textContent));
@@ -427,21 +504,60 @@ test('the analyser page connects nowhere and agrees with kernlog on a real log',
   assert.match(await status.innerText(), /works offline/);
   const after = [];
   page.on('request', (r) => after.push(r.url()));
-  const log = path.join(repo, 'data/qemu-lab/without-fix-seabios/kernel.log');
-  await page.setInputFiles('#kl-files', log);
-  await page.click('#kl-run');
-  await page.waitForFunction(() => /^Done|not analysed/.test(document.getElementById('kl-status').textContent));
+  // The MacBook Pro on 6.16.7 without the fix (dmesg), Jürgen Groß's series on 6.19-rc8
+  // (the fix's diagnostic, a linked finding), and a journal whose times are the logger's.
+  const logs = ['data/dmesg/resume-cpu-bringup-6.16.7.log',
+    'data/dmesg/resume-cpu-bringup-fix-jgross-series-6.19-rc8.log',
+    'preprocessors/kernlog/tests/corpus/cosmic-299-journal-resume-six-cpus.log'];
+  let linked = 0;
+  for (const log of logs) {
+    const file = path.join(repo, log);
+    await page.setInputFiles('#kl-files', file);
+    assert.match(await analysed(page), /^Done: 1 log analysed/, log);
+    const view = await shown(page, 0);
+    assert.equal(view.title, path.basename(log));
+    const doc = await agreesWithCli(file, view);
+    linked += view.links.length;
+    assert.equal(view.links.length, doc.findings.length, `${log}: every finding linked`);
+  }
+  assert.ok(linked > 0, 'some finding of the three logs is linked');
+  // A log dropped onto the page (a drop made in the page, as a reader's drag would be).
+  await page.setInputFiles('#kl-files', []);
+  const dropped = 'dropped.log';
+  await page.evaluate(([name, text]) => {
+    const transfer = new DataTransfer();
+    transfer.items.add(new File([text], name, { type: 'text/plain' }));
+    const zone = document.getElementById('kl-drop');
+    zone.dispatchEvent(new DragEvent('drop', { dataTransfer: transfer, bubbles: true, cancelable: true }));
+  }, [dropped, fs.readFileSync(path.join(repo, logs[0]), 'utf8')]);
+  await page.waitForFunction((name) => document.querySelector('#kl-results section h2')?.textContent === name, dropped);
   assert.match(await status.innerText(), /^Done: 1 log analysed/);
-  const { execFileSync } = await import('node:child_process');
-  const cli = JSON.parse(execFileSync('kernlog', ['analyze', '--json', log], { encoding: 'utf8' }));
-  const rows = page.locator('.kl-report table:has(caption:text-is("Cycles")) tbody tr');
-  assert.equal(await rows.count(), cli.cycles.length);
-  const check = (() => {
-    try { return execFileSync('kernlog', ['check', log], { encoding: 'utf8' }); } catch (e) { return e.stdout; }
-  })();
-  const verdict = check.trimEnd().split('\n').at(-1);
-  assert.equal((await page.locator('.kl-verdict').innerText()).replace(/^Verdict of kernlog check: /, ''), verdict);
+  await agreesWithCli(path.join(repo, logs[0]), { ...(await shown(page, 0)), title: dropped });
+  // A bundle of a Debian 13 guest's three resumes, given as its folder.
+  const bundle = path.join(repo, 'data/debian-guest/distro-boot1');
+  await page.setInputFiles('#kl-files', []);
+  await page.setInputFiles('#kl-folder', bundle);
+  assert.match(await analysed(page), /^Done: 1 bundle analysed/);
+  const view = await shown(page, 0);
+  assert.equal(view.title, 'distro-boot1');
+  await agreesWithCli(bundle, view);
+  assert.ok(Object.keys(view.bringups).length > 0, 'the bundle\'s cycles have bring-up charts');
+  assert.equal(await page.locator('#kl-results h3:text-is("Captured MTRRs")').count(), 1);
   await page.screenshot({ path: path.join(shots, 'analyse.png'), fullPage: true });
+  assert.deepEqual(after, [], 'requests after the page loaded');
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('the analyser page keeps hostile logs, names and bundles inert', async (t) => {
+  if (!fs.existsSync(path.join(site, 'analyse/kernlab-wasm.js'))) {
+    t.skip('the site has no analyse/kernlab-wasm.js (.ci/wasm skipped: no wasm toolchain)');
+    return;
+  }
+  const { page, errors, context } = await open('/analyse');
+  await page.waitForFunction(() => /works offline/.test(document.getElementById('kl-status').textContent));
+  const after = [];
+  page.on('request', (r) => after.push(r.url()));
   // A log with markup, a javascript: link, control and bidi characters, pasted, then as a
   // file of a hostile name: shown as text, the name's controls made visible.
   const hostile = [
@@ -453,29 +569,44 @@ test('the analyser page connects nowhere and agrees with kernlog on a real log',
     '[   20.100000] CPU1: failed <a href="javascript:alert(2)">x</a>\x07',
   ].join('\n');
   const name = '<img src=x onerror=alert(4)>\x1b[2J\u202egol.txt';
-  const analysed = async () => {
-    await page.click('#kl-run');
-    await page.waitForFunction(() => /^Done|not analysed/.test(document.getElementById('kl-status').textContent));
-    return status.innerText();
-  };
-  await page.setInputFiles('#kl-files', []);
-  await page.fill('#kl-text', hostile);
-  assert.match(await analysed(), /^Done: 1 log analysed/);
-  assert.equal(await page.locator('.kl-report h2').innerText(), 'pasted text');
-  await page.setInputFiles('#kl-files', { name, mimeType: 'text/plain', buffer: Buffer.from(hostile) });
-  assert.match(await analysed(), /^Done: 1 log analysed/);
-  assert.equal(await page.locator('.kl-report h2').innerText(), '<img src=x onerror=alert(4)>\\x1b[2J<U+202E>gol.txt');
-  const inert = await page.evaluate(() => {
+  const inert = () => page.evaluate(() => {
     const results = document.getElementById('kl-results');
     const all = [...results.querySelectorAll('*')];
+    const attributes = all.flatMap((e) => [...e.attributes]);
     return {
-      elements: [...new Set(all.map((e) => e.tagName.toLowerCase()))].filter((t) => !/^(section|h2|h3|p|strong|table|caption|thead|tbody|tr|th|td|ul|li)$/.test(t)),
-      handlers: all.flatMap((e) => [...e.attributes].map((a) => a.name)).filter((n) => n.startsWith('on') || n === 'href' || n === 'src'),
+      elements: [...new Set(all.map((e) => e.localName))].filter((t) => /^(script|img|iframe|object|embed|foreignobject|style|link)$/i.test(t)),
+      handlers: attributes.map((a) => a.name).filter((n) => n.startsWith('on') || n === 'src' || n === 'style'),
+      links: attributes.filter((a) => a.name === 'href' && !/^\.\/[a-z0-9/-]+#[a-z0-9-]+$/.test(a.value)).map((a) => a.value),
       controls: /[\u0000-\u0008\u000b-\u001f\u007f\u202a-\u202e]/.test(results.textContent),
-      reports: results.querySelectorAll('.kl-report').length,
+      sections: results.querySelectorAll('section').length,
     };
   });
-  assert.deepEqual(inert, { elements: [], handlers: [], controls: false, reports: 1 });
+  const clean = { elements: [], handlers: [], links: [], controls: false, sections: 1 };
+  await page.fill('#kl-text', hostile);
+  assert.match(await analysed(page), /^Done: 1 log analysed/);
+  assert.equal(await page.locator('#kl-results section h2').innerText(), 'pasted text');
+  assert.deepEqual(await inert(), clean);
+  await page.setInputFiles('#kl-files', { name, mimeType: 'text/plain', buffer: Buffer.from(hostile) });
+  assert.match(await analysed(page), /^Done: 1 log analysed/);
+  assert.equal(await page.locator('#kl-results section h2').innerText(), '<img src=x onerror=alert(4)>\\x1b[2J<U+202E>gol.txt');
+  assert.deepEqual(await inert(), clean);
+  // A bundle's capture.yaml without its folder, and a folder whose capture.yaml is not
+  // kernlog's: the CLI's errors, as text.
+  await page.setInputFiles('#kl-files', { name: 'capture.yaml', mimeType: 'text/plain', buffer: Buffer.from('x: 1\n') });
+  assert.match(await analysed(page), /not analysed/);
+  assert.match(await page.locator('.kl-error').innerText(), /^kernlog: capture\.yaml is the capture\.yaml of a bundle, not a log; drop the bundle's folder/);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'kl-bundle-'));
+  const folder = path.join(dir, 'b<img src=x onerror=alert(5)>');
+  fs.mkdirSync(folder);
+  fs.writeFileSync(path.join(folder, 'capture.yaml'), 'format: <script>alert(6)</script>\n');
+  fs.writeFileSync(path.join(folder, 'MANIFEST.yaml'), '');
+  await page.setInputFiles('#kl-files', []);
+  await page.setInputFiles('#kl-folder', folder);
+  assert.match(await analysed(page), /not analysed/);
+  const refused = await page.locator('.kl-error').innerText();
+  assert.match(refused, /^kernlog: b<img src=x onerror=alert\(5\)>\/capture\.yaml: /, refused);
+  assert.equal(await page.locator('#kl-results img, #kl-results script').count(), 0);
+  fs.rmSync(dir, { recursive: true });
   assert.deepEqual(after, [], 'requests after the page loaded');
   assert.deepEqual(errors, []);
   await context.close();

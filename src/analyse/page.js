@@ -1,7 +1,9 @@
-// The page "Analyse your own log": hands pasted text or dropped files to the analyzer's
-// worker (analyse/worker.js, kernlog compiled to WebAssembly) and shows what it returns.
-// Every text from the log is put in the page with textContent, never as HTML. The
-// analysis is the worker's; this file only reads input and lays out the result.
+// The page "Analyse your own log": hands pasted text, dropped files or a bundle's folder to
+// the analyzer's worker (analyse/worker.js, kernlog compiled to WebAssembly) and puts the
+// views it returns in the page. The views are kernlog's own HTML (kernlab-views, the HTML
+// of `kernlog report --html`), every text of the log escaped there; this file checks them
+// against the elements and attributes the views use before they join the page, and puts
+// every text of its own with textContent.
 (function () {
   "use strict";
   const root = document.getElementById("kl-analyse");
@@ -27,79 +29,57 @@
     status.textContent = text;
   }
 
-  function el(tag, text, className) {
-    const node = document.createElement(tag);
-    if (text !== undefined && text !== null) node.textContent = String(text);
-    if (className) node.className = className;
-    return node;
+  function error(text) {
+    const p = document.createElement("p");
+    p.className = "kl-error";
+    p.textContent = text;
+    out.replaceChildren(p);
   }
 
-  function ms(value) {
-    return value === null || value === undefined ? "–" : value.toFixed(3) + " ms";
+  // What the views are made of (kernlab-views' templates): anything else is a bug of the
+  // module, and nothing of it joins the page.
+  const ELEMENTS = new Set(["a", "caption", "dd", "desc", "details", "div", "dl", "dt", "h2",
+    "h3", "line", "p", "pre", "rect", "section", "summary", "svg", "table", "tbody", "td",
+    "text", "th", "thead", "title", "tr"]);
+  const ATTRIBUTES = new Set(["aria-labelledby", "class", "height", "href", "id", "role",
+    "scope", "text-anchor", "viewBox", "width", "x", "x1", "x2", "xmlns", "y", "y1", "y2"]);
+  // The findings' links: a section of this notebook, relative to this page.
+  const HREF = /^\.\/[a-z0-9/-]+#[a-z0-9-]+$/;
+
+  function unexpected(fragment) {
+    for (const node of fragment.querySelectorAll("*")) {
+      if (!ELEMENTS.has(node.localName)) return "element " + node.localName;
+      for (const a of node.attributes) {
+        if (!ATTRIBUTES.has(a.name)) return "attribute " + a.name;
+        if (a.name === "href" && !HREF.test(a.value)) return "link " + a.value;
+      }
+    }
+    return null;
   }
 
-  function outcome(cycle) {
-    if (cycle.aborted) return "aborted (" + cycle.aborted.cause + ")";
-    if (cycle.cpus_not_up.length) return "CPUs not up: " + cycle.cpus_not_up.join(", ");
-    if (cycle.cpus.length || cycle.enable_phase_ms !== null) return "resumed";
-    return "no CPU bring-up in the log";
+  function show(html) {
+    // An inert document: nothing in it runs or loads while it is checked.
+    const parsed = new DOMParser().parseFromString("<body>" + html + "</body>", "text/html");
+    const body = parsed.body;
+    const wrong = unexpected(body);
+    if (wrong) {
+      error("kernlog: the views hold an unexpected " + wrong + ", so they are not shown "
+        + "(a bug, please report it)");
+      return false;
+    }
+    const results = document.createElement("div");
+    results.className = "kl-report";
+    results.append(...Array.from(body.childNodes, (n) => document.adoptNode(n)));
+    out.replaceChildren(results);
+    return true;
   }
 
-  function table(caption, heads, rows) {
-    const t = el("table");
-    t.appendChild(el("caption", caption));
-    const head = t.createTHead().insertRow();
-    for (const h of heads) {
-      const th = el("th", h);
-      th.scope = "col";
-      head.appendChild(th);
-    }
-    const body = t.createTBody();
-    for (const row of rows) {
-      const tr = body.insertRow();
-      for (const cell of row) tr.insertCell().textContent = cell;
-    }
-    return t;
-  }
-
-  function showReport(report) {
-    const doc = report.document;
-    const section = el("section", null, "kl-report");
-    section.appendChild(el("h2", report.name));
-    const input = doc.input;
-    section.appendChild(el("p", input.records + " records, read as " + input.format + "; "
-      + doc.cycles.length + " suspend/resume cycle" + (doc.cycles.length === 1 ? "" : "s") + "."));
-    const list = report.checklist;
-    const verdict = el("p", null, "kl-verdict kl-" + list.overall.toLowerCase());
-    verdict.appendChild(el("strong", "Verdict of kernlog check: "));
-    verdict.appendChild(document.createTextNode(list.verdict));
-    section.appendChild(verdict);
-    section.appendChild(table("The checklist", ["Item", "Result", "Why", "Lines"],
-      list.items.map((i) => [i.name, i.status, i.reason, i.lines.slice(0, 8).join(", ")])));
-    if (doc.cycles.length) {
-      section.appendChild(table("Cycles", ["Cycle", "Mode", "Outcome", "Suspend", "Resume",
-        "Bring-up phase", "CPUs up", "Slowest CPU"], doc.cycles.map((c) => {
-        const timed = c.cpus.filter((cpu) => cpu.bringup_ms !== null);
-        const slowest = timed.reduce((a, b) => (b.bringup_ms > a.bringup_ms ? b : a), timed[0]);
-        return [c.index + 1, c.mode || "–", outcome(c), ms(c.suspend_ms), ms(c.resume_ms),
-          ms(c.enable_phase_ms), c.cpus.length,
-          slowest ? "CPU" + slowest.cpu + ", " + ms(slowest.bringup_ms) : "–"];
-      })));
-      doc.cycles.forEach((c) => {
-        if (!c.cpus.length) return;
-        section.appendChild(table("Bring-up of cycle " + (c.index + 1),
-          ["CPU", "APIC", "Bring-up", "Up after the phase began", "Log lines"],
-          c.cpus.map((cpu) => ["CPU" + cpu.cpu, cpu.apic || "–", ms(cpu.bringup_ms),
-            ms(cpu.up_after_enable_ms), [cpu.booting_line, cpu.up_line].filter((l) => l).join("–")])));
-      });
-    }
-    if (doc.findings.length) {
-      section.appendChild(el("h3", "Findings"));
-      const ul = el("ul");
-      for (const f of doc.findings) ul.appendChild(el("li", f.summary));
-      section.appendChild(ul);
-    }
-    out.appendChild(section);
+  function counted(reports) {
+    const n = (count, what) => count + " " + what + (count === 1 ? "" : "s");
+    const bundles = reports.filter((r) => r.bundle).length;
+    const logs = reports.length - bundles;
+    return [logs ? n(logs, "log") : "", bundles ? n(bundles, "bundle") : ""]
+      .filter((s) => s).join(" and ");
   }
 
   function startWorker() {
@@ -122,14 +102,13 @@
         busy = false;
         run.disabled = false;
         bar.value = bar.max;
-        const reports = JSON.parse(m.json).reports;
-        out.replaceChildren();
-        reports.forEach(showReport);
-        say("Done: " + reports.length + " log" + (reports.length === 1 ? "" : "s") + " analysed.");
+        const result = JSON.parse(m.json);
+        if (show(result.html)) say("Done: " + counted(result.reports) + " analysed.");
+        else say("The input was not analysed.");
       } else if (m.type === "error") {
         busy = false;
         run.disabled = false;
-        out.replaceChildren(el("p", "kernlog: " + m.reason, "kl-error"));
+        error("kernlog: " + m.reason);
         say("The input was not analysed.");
         if (m.fatal) {
           worker.terminate();
@@ -144,18 +123,36 @@
     busy = true;
     run.disabled = true;
     out.replaceChildren();
+    say("Reading " + inputs.length + " file" + (inputs.length === 1 ? "" : "s") + "…");
     worker.postMessage({ inputs });
   }
 
-  function fromFiles(files) {
-    return Array.from(files).map((file) => ({ name: file.name, size: file.size, file }));
+  // A file with the folders above it inside what was chosen or dropped, as the module
+  // tells a bundle's members by their paths.
+  function fromFile(file, name) {
+    return { name: name || file.webkitRelativePath || file.name, size: file.size, file };
+  }
+
+  // Every file below a dropped entry, a folder's in the order its reader gives them.
+  async function walk(entry, into) {
+    if (entry.isFile) {
+      const file = await new Promise((resolve, reject) => entry.file(resolve, reject));
+      into.push(fromFile(file, entry.fullPath.replace(/^\//, "")));
+      return;
+    }
+    const reader = entry.createReader();
+    for (;;) {
+      const batch = await new Promise((resolve, reject) => reader.readEntries(resolve, reject));
+      if (!batch.length) return;
+      for (const child of batch) await walk(child, into);
+    }
   }
 
   run.addEventListener("click", () => {
     const text = $("kl-text").value;
-    const files = $("kl-files").files;
+    const files = [...$("kl-files").files, ...$("kl-folder").files];
     if (files.length) {
-      analyse(fromFiles(files));
+      analyse(files.map((f) => fromFile(f)));
     } else {
       analyse(text.trim() ? [{ name: "pasted text", size: text.length, text }] : []);
     }
@@ -169,7 +166,17 @@
   drop.addEventListener("drop", (event) => {
     event.preventDefault();
     drop.classList.remove("kl-over");
-    analyse(fromFiles(event.dataTransfer.files));
+    // The entries are had now: the drop's items are gone once this handler returns.
+    const items = Array.from(event.dataTransfer.items);
+    const entries = items.map((i) => i.webkitGetAsEntry && i.webkitGetAsEntry());
+    if (!entries.length || entries.some((e) => !e)) {
+      analyse(Array.from(event.dataTransfer.files, (f) => fromFile(f)));
+      return;
+    }
+    const inputs = [];
+    (async () => { for (const entry of entries) await walk(entry, inputs); })()
+      .then(() => analyse(inputs))
+      .catch((e) => error("kernlog: cannot read what was dropped: " + e));
   });
   say("Loading the analyzer…");
   startWorker();

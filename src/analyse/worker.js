@@ -35,18 +35,38 @@ function put(bytes) {
   return ptr;
 }
 
+// Why the inputs are too many or too large to be read, or null: the module's caps (at most
+// kl_read_cap() bytes of a file, one more than any member of a bundle may hold, so that a
+// longer one is still told to be too long), checked before anything is read.
+function tooMuch(inputs) {
+  const mib = (n) => Math.floor(n / 1048576) + " MiB";
+  if (inputs.length > wasm.kl_max_files()) {
+    return inputs.length + " files given, more than the " + wasm.kl_max_files()
+      + " this page reads at once; drop a bundle's folder or a few logs";
+  }
+  const total = inputs.reduce((n, input) => n + Math.min(input.size, wasm.kl_read_cap()), 0);
+  if (total > wasm.kl_total_cap()) {
+    return "the files hold " + mib(total) + " together, more than the " + mib(wasm.kl_total_cap())
+      + " this page reads at once; give fewer at a time";
+  }
+  return null;
+}
+
 async function analyse(inputs) {
   wasm.kl_reset();
-  const total = inputs.reduce((n, input) => n + input.size, 0);
+  const refused = tooMuch(inputs);
+  if (refused) return { type: "error", reason: refused };
+  const cap = wasm.kl_read_cap();
+  const total = inputs.reduce((n, input) => n + Math.min(input.size, cap), 0);
   let done = 0;
   for (const input of inputs) {
     postMessage({ type: "progress", stage: "reading", done, total });
     const bytes = input.file
-      ? new Uint8Array(await input.file.arrayBuffer())
+      ? new Uint8Array(await input.file.slice(0, cap).arrayBuffer())
       : new TextEncoder().encode(input.text);
     const name = new TextEncoder().encode(input.name);
     wasm.kl_add_input(put(name), name.length, put(bytes), bytes.length);
-    done += input.size;
+    done += Math.min(input.size, cap);
   }
   const status = wasm.kl_run();
   const out = new Uint8Array(wasm.memory.buffer, wasm.kl_output_ptr(), wasm.kl_output_len());

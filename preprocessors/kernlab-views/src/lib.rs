@@ -8,7 +8,8 @@
 //! - the views: [`analysis`] (bring-up, timeline, trace), [`mtrr`] (changes, diff, boot
 //!   table, `/proc/mtrr`, rendezvous, IA32_MTRR_DEF_TYPE), [`bundle`] (MTRR dumps),
 //!   [`captures`] (histograms, counts, bisect logs), [`probes`] (table and heat map),
-//!   [`verdicts`] (findings, checklist) build models
+//!   [`verdicts`] (findings, checklist) build models; [`report`] puts an input's views
+//!   together, as `kernlog report --html` and the page that analyses a log show them
 //! - the models: [`table`] (rows and cells), [`charts`] (bar charts) and [`heatmap`] lay
 //!   them out with fixed decimals, so the same data always gives the same bytes
 //! - the output: [`templates`] renders them through the handlebars templates of
@@ -28,6 +29,7 @@ pub mod escape;
 pub mod heatmap;
 pub mod mtrr;
 pub mod probes;
+pub mod report;
 pub mod table;
 pub mod templates;
 pub mod verdicts;

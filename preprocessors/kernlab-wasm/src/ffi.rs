@@ -7,12 +7,13 @@
 //!    `env.kl_progress(done, total)` as it reads, and returns 0 (the reports, as JSON) or
 //!    1 (the reason the input is bad, as text); `kl_output_ptr`/`kl_output_len` locate it;
 //! 4. `kl_reset()` forgets inputs and output.
+//!
+//! `kl_read_cap`, `kl_total_cap` and `kl_max_files` tell the caller how much to read: at
+//! most that many bytes of one file, of all files, and that many files.
 
 use std::cell::RefCell;
 
-use kernlog::judge::checklist::Limits;
-
-use crate::{Input, analyze_inputs};
+use crate::{Input, MAX_FILES, READ_CAP, TOTAL_CAP, analyze_inputs};
 
 unsafe extern "C" {
     /// Told how many bytes of all inputs were read, of how many.
@@ -60,8 +61,8 @@ unsafe fn take(ptr: *mut u8, len: usize) -> Vec<u8> {
     unsafe { Box::from_raw(std::ptr::slice_from_raw_parts_mut(ptr, len)) }.into_vec()
 }
 
-/// Analyse the inputs given so far, with `kernlog check`'s default limits: 0 when the output holds the reports, 1 when it holds
-/// the reason the input is bad.
+/// Analyse the inputs given so far, with `kernlog check`'s default limits: 0 when the
+/// output holds the reports, 1 when it holds the reason the input is bad.
 #[unsafe(no_mangle)]
 pub extern "C" fn kl_run() -> u32 {
     let inputs = STATE.with_borrow_mut(|s| std::mem::take(&mut s.inputs));
@@ -69,11 +70,10 @@ pub extern "C" fn kl_run() -> u32 {
         // SAFETY: an imported function of plain numbers; the loader provides it.
         unsafe { kl_progress(done as f64, total as f64) }
     };
-    let (status, text) = match analyze_inputs(&inputs, Limits::default(), &mut progress) {
+    let (status, text) = match analyze_inputs(inputs, &mut progress) {
         Ok(json) => (0, json),
         Err(reason) => (1, reason),
     };
-    drop(inputs);
     STATE.with_borrow_mut(|s| s.output = text.into_bytes());
     status
 }
@@ -94,4 +94,22 @@ pub extern "C" fn kl_output_len() -> usize {
 #[unsafe(no_mangle)]
 pub extern "C" fn kl_reset() {
     STATE.with_borrow_mut(|s| *s = State::default());
+}
+
+/// The most bytes to read of one file ([`READ_CAP`]).
+#[unsafe(no_mangle)]
+pub extern "C" fn kl_read_cap() -> f64 {
+    READ_CAP as f64
+}
+
+/// The most bytes to read of all files together ([`TOTAL_CAP`]).
+#[unsafe(no_mangle)]
+pub extern "C" fn kl_total_cap() -> f64 {
+    TOTAL_CAP as f64
+}
+
+/// The most files to give at once ([`MAX_FILES`]).
+#[unsafe(no_mangle)]
+pub extern "C" fn kl_max_files() -> u32 {
+    MAX_FILES as u32
 }

@@ -82,6 +82,10 @@ enum Command {
         /// Also write one self-contained HTML page (no JavaScript) of the inputs.
         #[arg(long, value_name = "FILE")]
         html: Option<PathBuf>,
+        /// Base address of the notebook for the findings' links in the HTML page (empty:
+        /// no links).
+        #[arg(long, env = "KERNLOG_SITE", default_value = DEFAULT_SITE)]
+        site: String,
     },
     /// Suspend and resume this machine N times (as root) and write a capture bundle: the
     /// kernel's log, every CPU's MTRRs after boot and after each resume, what was done.
@@ -151,11 +155,12 @@ fn run(cli: Cli) -> Result<ExitCode> {
             inputs,
             threshold,
             html,
+            site,
         } => {
             check_threshold(threshold)?;
             let evidence = input::evidence_list(&inputs)?;
             if let Some(path) = html {
-                html::write(&path, &evidence, threshold)?;
+                html::write(&path, &evidence, threshold, &pages::links(&site))?;
             }
             emit(&mut stdout, &kernlog::report(&evidence, threshold))?;
             ExitCode::SUCCESS

@@ -1,5 +1,7 @@
-//! Where this notebook explains each kind of finding: `kernlog analyze` links every finding
-//! to a section of the site given by `--site` (the MacBook Pro resume notebook by default).
+//! Where this notebook explains each kind of finding: `kernlog analyze` and `report --html`
+//! link every finding to a section of the site given by `--site` (the MacBook Pro resume
+//! notebook by default). The notebook's analyser page (`kernlab-wasm`) includes this file,
+//! so that its links are the same sections.
 
 use kernlog::analysis::findings::FindingKind;
 

@@ -313,6 +313,42 @@ fn the_html_page_is_self_contained_and_escapes_the_data() {
 }
 
 #[test]
+fn report_html_links_the_findings_where_site_says_and_shows_the_checklist() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("page.html");
+    let input = bundle("with-fix-changed");
+    let linked = |site: &str| {
+        let out = kernlog(&["report", "--html", s(&page), "--site", site, s(&input)]);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out).1);
+        fs::read_to_string(&page).unwrap()
+    };
+    // The fixture's CPU1 takes 720.521 ms to come up in one resume (kernlog check says so):
+    // a slow-cpu-bringup finding, and a failed item of the checklist.
+    let html = linked("https://example.org/");
+    assert!(
+        html.contains(
+            "<a href=\"https://example.org/journey#finding-the-problematic-code-path\">slow-cpu-bringup</a>"
+        ),
+        "{html}"
+    );
+    assert!(
+        html.contains("<h3>Checklist of kernlog check</h3>"),
+        "{html}"
+    );
+    assert!(
+        html.contains(
+            "<tr class=\"kl-total\"><td>verdict</td><td>FAIL</td><td>FAIL: CPU bring-up time</td>"
+        ),
+        "{html}"
+    );
+    let html = linked("");
+    assert!(
+        html.contains(">slow-cpu-bringup<") && !html.contains("<a "),
+        "{html}"
+    );
+}
+
+#[test]
 fn report_html_of_standard_input_has_the_views() {
     let log = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/before-fix.log");
     let dir = tempfile::tempdir().unwrap();
