@@ -4,8 +4,8 @@
 Usage: judge.py KERNEL CASE BUNDLE CHECK_OUTPUT APS CYCLES
 
 KERNEL is without-fix, with-fix or leaky-fix (the fix with a test-only leak, which the
-good-stale case must catch); CASE one of seabios, ovmf, clobber, good, stale, good-stale,
-guest, hotplug (see examples/qemu-lab/run). BUNDLE is what `kernlog capture` recorded in the guest. The counts
+good-stale case must catch); CASE one of seabios, ovmf, clobber, good, mixed, stale,
+good-stale, guest, hotplug (see examples/qemu-lab/run). BUNDLE is what `kernlog capture` recorded in the guest. The counts
 come from its kernel.log (the kernel's own log, from /dev/kmsg) by reading, not from kernlog:
 the debug patch prints one `MTRR cpu N changes:XYZ` line per set_mtrr_state() pass ("___"
 for a pass that wrote nothing) and, with stop_machine_debug, one `stop_machine: rendezvous`
@@ -22,7 +22,8 @@ Attempts that thawed the APs without a platform resume (pm_test) are counted apa
 fix, what they restore early and report must be exactly the APs their own first pass found
 changed (QEMU resets an AP's MTRRs on INIT, so under QEMU that is every AP). With the fix,
 every resume must also keep the bounds the patch states: for k APs restored early, at most
-k + 1 rendezvous, exactly k when every AP was, and at most n + 1 MTRR writes. The hotplug
+k + 1 rendezvous, exactly k when every AP was, at most n + 1 MTRR writes, and no CPU
+through more than one MTRR pass (the boot CPU's restore counted). The hotplug
 case runs without the debug printing (it is for timing), so only its resumes, its verdict
 and its MTRR dumps are judged. The entry holds verdicts only, no timings, so that a rerun
 gives the same text; timings.py writes the times. Exits 1, with the reasons on stderr, when
@@ -40,7 +41,7 @@ PASS = re.compile(r"MTRR cpu (\d+) changes:([VFT_]{3})")
 UP = re.compile(r"\bCPU(\d+) is up")
 ITEM = re.compile(r"^\[(PASS|FAIL|SKIP)\] ([^:]+):")
 RENDEZVOUS = "stop_machine: rendezvous for cache_"  # the MTRR/PAT rendezvous, not a clocksource change
-DIAGNOSTIC = re.compile(r"MTRRs of CPUs (\S+) differed from the saved state")
+DIAGNOSTIC = re.compile(r"mtrr: CPUs (\S+) resumed with changed MTRRs, restored early")
 V1_DIAGNOSTIC = "unexpected MTRR settings on resume"
 
 
@@ -86,8 +87,16 @@ def count(attempt, aps):
         if m:
             up.add(int(m.group(1)))
     bp = [PASS.search(l).group(2) for l in attempt["bp"] if PASS.search(l) and PASS.search(l).group(1) == "0"]
+    # Passes per CPU in this resume: the boot CPU's restore (its last pass before the thaw)
+    # and every pass of the thaw.
+    per_cpu = {0: 1} if bp else {}
+    for line in attempt["thaw"]:
+        m = PASS.search(line)
+        if m:
+            per_cpu[int(m.group(1))] = per_cpu.get(int(m.group(1)), 0) + 1
     return {
         "boot_cpu_write": 1 if bp and bp[-1] != "___" else 0,
+        "most_passes": max(per_cpu.values(), default=0),
         "passes": len(passes),
         "writes": sum(p != "___" for p in passes),
         "rendezvous": sum(RENDEZVOUS in l for l in attempt["thaw"]),
@@ -125,15 +134,25 @@ def compare_dumps(bundle):
 def expected(kernel, case, aps):
     """What each resume must show: (boot CPU writes, APs restored early, writes, passes,
     rendezvous, diagnostics). QEMU resets the APs on INIT, except where the test-only
-    firmware restores them (good, good-stale); the fix restores the APs early unless the
-    hypervisor bit sends it down the old path (guest)."""
-    bp = 1 if case in ("ovmf", "clobber", "stale") else 0
-    aps_reset = case not in ("good", "good-stale")
-    all_aps = list(range(1, aps + 1))
-    if kernel != "without-fix" and aps_reset and case != "guest":
+    firmware restores them (good, good-stale: every AP; mixed: the even-numbered ones); the
+    fix restores the APs that differ early unless the hypervisor bit sends it down the old
+    path (guest), and its final rendezvous leaves out the boot CPU and the APs it restored
+    early."""
+    bp = 1 if case in ("ovmf", "clobber", "mixed", "stale") else 0
+    if case in ("good", "good-stale"):
+        reset = []
+    elif case == "mixed":
+        reset = [cpu for cpu in range(1, aps + 1) if cpu % 2]
+    else:
+        reset = list(range(1, aps + 1))
+    if kernel == "without-fix" or case == "guest":
+        # One final rendezvous of every CPU, the boot CPU included.
+        return bp, [], len(reset), aps + 1, 1, 0
+    if len(reset) == aps:
         # Every AP restored early: the final rendezvous is skipped, one pass per AP.
-        return bp, all_aps, aps, aps, aps, 1
-    return bp, [], aps if aps_reset else 0, aps + 1, 1, 0
+        return bp, reset, aps, aps, aps, 1
+    # The APs that differ restored early, then one rendezvous for the others.
+    return bp, reset, len(reset), aps, len(reset) + 1, int(bool(reset))
 
 
 def flow(values):
@@ -170,6 +189,8 @@ def main():
                 problems.append(f"resume {i}: {total} MTRR writes, more than n + 1 = {aps + 1}")
             if r["rendezvous"] > k + 1 or (k == aps and r["rendezvous"] != k):
                 problems.append(f"resume {i}: {r['rendezvous']} rendezvous for {k} of {aps} APs restored early")
+            if r["most_passes"] > 1:
+                problems.append(f"resume {i}: a CPU went through {r['most_passes']} MTRR passes, more than one")
         want = (bp, early, writes, passes, rendezvous, diagnostics, aps)
         got = (r["boot_cpu_write"], r["early"], r["writes"], r["passes"], r["rendezvous"], r["diagnostics"], r["up"])
         if got != want:
@@ -211,6 +232,7 @@ def main():
     print(f"    thaw_writes: {flow(r['writes'] for r in resumes)}")
     print(f"    mtrr_writes: {flow(r['boot_cpu_write'] + r['writes'] for r in resumes)}")
     print(f"    rendezvous: {flow(r['rendezvous'] for r in resumes)}")
+    print(f"    most_passes_per_cpu: {flow(r['most_passes'] for r in resumes)}")
     print(f"    fix_diagnostics: {flow(r['diagnostics'] for r in resumes)}")
     if aborted:
         print(f"    aborted_attempts: {len(aborted)}")

@@ -21,6 +21,7 @@ CASES = {
     "ovmf": ("OVMF", "", "as OVMF leaves them: every AP reset, a variable range of the boot CPU cleared"),
     "clobber": ("SeaBIOS", " qemulab_clobber_mtrr", "the boot CPU's rewritten by the test-only patch (MacBook-like), every AP reset"),
     "good": ("SeaBIOS", " qemulab_restore_aps", "restored on every CPU by the test-only patch (a well-behaved firmware)"),
+    "mixed": ("SeaBIOS", " qemulab_clobber_mtrr qemulab_restore_aps=even", "the boot CPU's rewritten by the test-only patch, the even-numbered APs restored by it, the odd-numbered ones reset (some APs changed, not all, as on the MacBook)"),
     "stale": ("SeaBIOS", " labscenario=stale qemulab_clobber_mtrr", "the boot CPU's rewritten by the test-only patch, every AP reset; first a suspend with every AP offline and one aborted at pm_test=core"),
     "good-stale": ("SeaBIOS", " labscenario=hotplug-abort qemulab_restore_aps", "restored on every CPU by the test-only patch once it has recorded them; first the APs offline and back, and an attempt aborted at pm_test=core"),
     "guest": ("SeaBIOS", "", "as SeaBIOS leaves them, with the hypervisor CPUID bit set (the fix's old path)"),
