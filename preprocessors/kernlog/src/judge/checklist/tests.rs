@@ -347,30 +347,21 @@ fn analyze_and_check_judge_boot_time_mtrr_rewrites_alike() {
 fn a_boot_warning_before_a_cycle_without_an_entry_line_is_not_new() {
     // The log opens with a boot-time MTRR warning, then a bring-up with no suspend entry
     // line: the cycle owns the log from its start, but the warning came before it.
-    let log = format!(
-        "[    1.360000] mtrr: your CPUs had inconsistent variable MTRR settings\n{HEALTHY}"
-    );
-    let list = check(&analyze_str(&log), Limits::default());
-    let item = list
-        .items
-        .iter()
-        .find(|i| i.name == "no new warnings")
-        .expect("the warnings item");
-    assert_eq!(item.status, Status::Pass, "{}", render_checklist(&list));
+    let warnings = |log: String| {
+        let list = check(&analyze_str(&log), Limits::default());
+        let item = list.items.iter().find(|i| i.name == "no new warnings");
+        let item = item.expect("the warnings item").clone();
+        (item, render_checklist(&list))
+    };
+    let warning = "mtrr: your CPUs had inconsistent variable MTRR settings\n";
+    let (item, shown) = warnings(format!("[    1.360000] {warning}{HEALTHY}"));
+    assert_eq!(item.status, Status::Pass, "{shown}");
     assert!(
         item.reason.contains("1 earlier, before the first suspend"),
         "{}",
         item.reason
     );
     // The same warning after the bring-up began is new.
-    let late = format!(
-        "{HEALTHY}[  100.013000] mtrr: your CPUs had inconsistent variable MTRR settings\n"
-    );
-    let list = check(&analyze_str(&late), Limits::default());
-    let item = list
-        .items
-        .iter()
-        .find(|i| i.name == "no new warnings")
-        .unwrap();
-    assert_eq!(item.status, Status::Fail, "{}", render_checklist(&list));
+    let (item, shown) = warnings(format!("{HEALTHY}[  100.013000] {warning}"));
+    assert_eq!(item.status, Status::Fail, "{shown}");
 }
