@@ -70,29 +70,27 @@ def time_attempt(attempt):
             if later.startswith("MTRR cpu"):
                 last = usec
         rendezvous.append((bool(ups) and begin < ups[-1], ms(last - begin)))
+    bringup = ms(ups[-1] - start) if ups else None
+    return bringup, (ms(end[0] - start) if end else None), rendezvous, ap_steps(thaw, UP)
+
+
+def ap_steps(records, end):
+    """The ms of each AP's step in RECORDS, (usec, message) pairs: from its "Booting ...
+    Processor N" line to the next line END matches for the same CPU."""
     booting, steps = {}, []
-    for usec, message in thaw:
+    for usec, message in records:
         m = BOOTING.search(message)
         if m:
             booting[m.group(1)] = usec
-        m = UP.search(message)
+        m = end.search(message)
         if m and m.group(1) in booting:
             steps.append(ms(usec - booting.pop(m.group(1))))
-    bringup = ms(ups[-1] - start) if ups else None
-    return bringup, (ms(end[0] - start) if end else None), rendezvous, steps
+    return steps
 
 
 def hotplug_steps(lines):
     """The ms of each AP put online by hand: its Booting line to the guest's marker."""
-    booting, steps = {}, []
-    for usec, message in filter(None, map(stamped, lines)):
-        m = BOOTING.search(message)
-        if m:
-            booting[m.group(1)] = usec
-        m = HOTPLUGGED.search(message)
-        if m and m.group(1) in booting:
-            steps.append(ms(usec - booting.pop(m.group(1))))
-    return steps
+    return ap_steps(filter(None, map(stamped, lines)), HOTPLUGGED)
 
 
 def median(values):
