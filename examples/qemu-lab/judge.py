@@ -189,7 +189,8 @@ def main():
                 problems.append(f"resume {i}: {total} MTRR writes, more than n + 1 = {aps + 1}")
             if r["rendezvous"] > k + 1 or (k == aps and r["rendezvous"] != k):
                 problems.append(f"resume {i}: {r['rendezvous']} rendezvous for {k} of {aps} APs restored early")
-            if r["most_passes"] > 1:
+            # The guest case takes the old path, whose final rendezvous has the boot CPU too.
+            if r["most_passes"] > 1 and case != "guest":
                 problems.append(f"resume {i}: a CPU went through {r['most_passes']} MTRR passes, more than one")
         want = (bp, early, writes, passes, rendezvous, diagnostics, aps)
         got = (r["boot_cpu_write"], r["early"], r["writes"], r["passes"], r["rendezvous"], r["diagnostics"], r["up"])
