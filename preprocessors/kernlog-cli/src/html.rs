@@ -7,9 +7,8 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use anyhow::{Context, Result, anyhow};
-use kernlog::evidence::Evidence;
+use kernlog::Evidence;
 use kernlog::judge::compare::resumed;
-use kernlog::render::reply::render_reply;
 use views::analysis::CycleOf;
 use views::{STYLESHEET, Templates, escape};
 
@@ -135,7 +134,7 @@ pub fn page(inputs: &[Evidence], threshold_pct: f64) -> Result<String> {
          <h1>{}</h1>\n<pre>{}</pre>\n",
         escape(&title),
         escape(&title),
-        escape(&render_reply(inputs, threshold_pct))
+        escape(&kernlog::report(inputs, threshold_pct))
     );
     let templates = Templates::builtin().map_err(|e| anyhow!(e))?;
     for (i, e) in inputs.iter().enumerate() {

@@ -109,15 +109,41 @@ pub fn evidence(path: &Path) -> Result<Evidence> {
             EVIDENCE_LOG_CAP >> 20
         );
     }
-    Evidence::from_log(&path.display().to_string(), &bytes)
+    Evidence::from_log(&path.display().to_string(), bytes)
         .with_context(|| format!("cannot read {}", path.display()))
 }
 
 /// Every input as evidence, the same capture named twice refused.
 pub fn evidence_list(paths: &[PathBuf]) -> Result<Vec<Evidence>> {
     let mut list: Vec<Evidence> = Vec::with_capacity(paths.len());
+    let mut held = 0u64;
     for (i, path) in paths.iter().enumerate() {
-        let e = evidence(path)?;
+        // Every input's log is held for quoting its lines: together they have one bound,
+        // checked on the file's size before it is read, and on what was read.
+        let log = if path.is_dir() {
+            path.join("kernel.log")
+        } else {
+            path.clone()
+        };
+        let size = std::fs::symlink_metadata(&log)
+            .ok()
+            .filter(|m| m.is_file())
+            .map_or(0, |m| m.len());
+        let e = if held + size > INPUTS_LOG_CAP {
+            None
+        } else {
+            Some(evidence(path)?)
+        };
+        held += e.as_ref().map_or(size, |e| e.log.len() as u64);
+        let Some(e) = e.filter(|_| held <= INPUTS_LOG_CAP) else {
+            bail!(
+                "{}: the logs named so far take more than {} MiB together, which compare and \
+                 report hold at most (hint: name fewer inputs, or cut each log to the boots of \
+                 the test)",
+                path.display(),
+                INPUTS_LOG_CAP >> 20
+            );
+        };
         if let Some(j) = list.iter().position(|earlier| earlier.same_as(&e)) {
             bail!(
                 "{} and {} hold the same capture: one test named twice is not two boots \
@@ -130,6 +156,10 @@ pub fn evidence_list(paths: &[PathBuf]) -> Result<Vec<Evidence>> {
     }
     Ok(list)
 }
+
+/// The most bytes of log that the inputs of one command hold together: two logs at the cap
+/// of one.
+pub const INPUTS_LOG_CAP: u64 = 2 * EVIDENCE_LOG_CAP;
 
 /// A bundle's folder on disk, read member by member: regular files only, no link anywhere
 /// inside the folder, no device, FIFO or socket, each within its cap, opened without

@@ -6,14 +6,9 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
-use kernlog::judge::checklist::{Limits, Overall, check_evidence};
-use kernlog::judge::compare::compare;
-use kernlog::render::checklist::render_checklist;
-use kernlog::render::comparison::render_comparison;
-use kernlog::render::document::Document;
-use kernlog::render::reply::render_reply;
-use kernlog::render::safe_text::{json_visible, visible};
+use kernlog::render::safe_text::{json_visible, one_line, visible};
 use kernlog::render::summary::render_summary;
+use kernlog::{Document, Limits, Overall};
 
 mod capture;
 mod html;
@@ -100,7 +95,8 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(e) => {
             // An error may quote a path or a bundle's text: shown through the same rule.
-            eprintln!("kernlog: {}", visible(&format!("{e:#}")));
+            // One line: a hostile name or value quoted in the message cannot start another.
+            eprintln!("kernlog: {}", one_line(&format!("{e:#}")));
             ExitCode::from(2)
         }
     }
@@ -132,8 +128,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
             file,
             max_bringup_ms,
         } => {
-            let list = check_evidence(&input::evidence(&file)?, Limits { max_bringup_ms });
-            emit(&mut stdout, &render_checklist(&list))?;
+            let list = kernlog::check(&input::evidence(&file)?, Limits { max_bringup_ms });
+            emit(&mut stdout, &list.to_string())?;
             match list.overall {
                 Overall::Pass => ExitCode::SUCCESS,
                 Overall::Fail => ExitCode::from(1),
@@ -147,8 +143,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
         } => {
             check_threshold(threshold)?;
             let sides = input::evidence_list(&[before, after])?;
-            let comparison = compare(&sides[0], &sides[1], threshold);
-            emit(&mut stdout, &render_comparison(&comparison))?;
+            let comparison = kernlog::compare(&sides[0], &sides[1], threshold);
+            emit(&mut stdout, &comparison.to_string())?;
             ExitCode::SUCCESS
         }
         Command::Report {
@@ -161,7 +157,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             if let Some(path) = html {
                 html::write(&path, &evidence, threshold)?;
             }
-            emit(&mut stdout, &render_reply(&evidence, threshold))?;
+            emit(&mut stdout, &kernlog::report(&evidence, threshold))?;
             ExitCode::SUCCESS
         }
         Command::Capture(args) => {

@@ -24,7 +24,9 @@ fn check_reads_a_bundle_and_its_msr_dumps() {
     let b = bundle("with-fix-changed-no-debug");
     let out = kernlog(&["check", "--max-bringup-ms", "5000", s(&b)]);
     let (stdout, stderr) = text(&out);
-    assert_eq!(out.status.code(), Some(0), "{stdout}{stderr}");
+    // The dumps show every CPU right after each resume, but not that the fix made it so:
+    // a kernel without it ends with the same values.
+    assert_eq!(out.status.code(), Some(3), "{stdout}{stderr}");
     assert!(
         stdout.contains(
             "[PASS] every CPU consistent with the boot CPU: captured MSRs: 20 CPU dumps after 5 resumes"
@@ -36,7 +38,10 @@ fn check_reads_a_bundle_and_its_msr_dumps() {
         "{stdout}"
     );
     let last = stdout.lines().last().unwrap();
-    assert!(last.starts_with("PASS: MTRRs as they should be"), "{last}");
+    assert!(
+        last.starts_with("UNKNOWN: MTRRs as they should be"),
+        "{last}"
+    );
     assert!(last.contains("shown only by mtrr=debug"), "{last}");
 }
 

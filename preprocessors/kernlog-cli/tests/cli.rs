@@ -130,11 +130,13 @@ fn check_verdicts_on_the_example_captures() {
             3,
             unknown,
         ),
-        // The suspend half only: it ends with the last CPU offline.
+        // The suspend half only: it ends with the last CPU offline, so the log cannot
+        // tell a hang from a cut (issue 31: no FAIL for it).
         (
             data.join("suspend-6.16.3-ubuntu-kernel.log"),
-            1,
-            "FAIL: attempt 1 did not resume (suspend at line 1",
+            3,
+            "UNKNOWN: no attempt resumed with a CPU bring-up, so nothing of the fix was shown: \
+             the log ends during attempt 1 (suspend at line 1)",
         ),
     ] {
         let out = kernlog(&["check", path.to_str().unwrap()]);
@@ -145,10 +147,7 @@ fn check_verdicts_on_the_example_captures() {
         assert!(last.starts_with(verdict), "{file}:\n{text}");
         if code == 3 && verdict == unknown {
             assert!(
-                last.contains(
-                    "boot with mtrr=debug and the debug patch, or capture the MSRs \
-                               with `kernlog capture`"
-                ),
+                last.contains("boot with mtrr=debug and the debug patch"),
                 "{last}"
             );
         }

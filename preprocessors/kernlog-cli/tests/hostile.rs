@@ -371,3 +371,80 @@ fn dumps_after_a_resume_need_the_boot_dump() {
         "mtrr/boot.txt: is missing, though the bundle has dumps",
     );
 }
+
+#[test]
+fn ninety_nine_dumps_of_4096_cpus_are_read_and_compared() {
+    // The largest bundle the bounds allow is read, not refused: every CPU of every dump
+    // compared (the time and memory are `cargo bench --bench hostile`'s).
+    let b = hostile::many_cycle_dumps();
+    let out = kernlog(&["check", "--max-bringup-ms", "5000", s(b.path())]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stdout.contains("captured MSRs: 405504 CPU dumps after 99 resumes"),
+        "{stdout}{stderr}"
+    );
+    let page = tempfile::tempdir().unwrap();
+    let page = page.path().join("report.html");
+    let html = kernlog(&["report", "--html", s(&page), s(b.path())]);
+    assert_eq!(
+        html.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&html.stderr)
+    );
+    // One row per dump, not one per CPU: identical CPUs are told as a range.
+    let written = fs::read_to_string(&page).unwrap();
+    assert!(written.len() < 4 << 20, "{} bytes", written.len());
+}
+
+#[test]
+fn report_lines_stay_within_72_columns_whatever_the_stamps_and_names() {
+    // A resume's exit stamped 9e18 us makes figures of 19 digits, and a bundle named with
+    // 120 characters heads its quoted lines: every line still fits a mail.
+    let lab = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/qemu-lab/with-fix-seabios");
+    let dir = tempfile::tempdir().unwrap();
+    let text = fs::read_to_string(lab.join("kernel.log")).unwrap();
+    let huge: String = text
+        .lines()
+        .map(|l| match l.split_once(";PM: suspend exit") {
+            Some((head, _)) => {
+                let f: Vec<&str> = head.splitn(4, ',').collect();
+                format!(
+                    "{},{},9000000000000000000,{};PM: suspend exit\n",
+                    f[0], f[1], f[3]
+                )
+            }
+            None => format!("{l}\n"),
+        })
+        .collect();
+    let huge_log = dir.path().join("huge.log");
+    fs::write(&huge_log, huge).unwrap();
+    let long = dir.path().join("b".repeat(120));
+    fs::create_dir(&long).unwrap();
+    fs::create_dir(long.join("mtrr")).unwrap();
+    for sub in ["", "mtrr"] {
+        for entry in fs::read_dir(lab.join(sub)).unwrap() {
+            let entry = entry.unwrap();
+            if entry.file_type().unwrap().is_file() {
+                fs::copy(entry.path(), long.join(sub).join(entry.file_name())).unwrap();
+            }
+        }
+    }
+    let baseline = lab.with_file_name("without-fix-seabios");
+    for inputs in [
+        vec![s(&baseline), s(&huge_log)],
+        vec![s(&baseline), s(&long)],
+    ] {
+        let mut args = vec!["report"];
+        args.extend(inputs);
+        let (_, stdout, stderr) = run(&args);
+        assert!(!stdout.is_empty(), "{stderr}");
+        for line in stdout.lines() {
+            assert!(
+                kernlog::render::safe_text::display_width(line) <= 72,
+                "over 72 columns: {line}"
+            );
+        }
+    }
+}

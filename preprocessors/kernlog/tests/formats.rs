@@ -60,6 +60,7 @@ fn render(format: Format) -> String {
                 format!("Sep 11 {h:02}:{m:02}:{sec:02} macbookpro kernel: [{s:>5}.{us:06}] {msg}")
             }
             Format::Unstamped => msg.to_string(),
+            other => panic!("no sample of {other:?} written yet: add one here"),
         };
         out.push_str(&line);
         out.push('\n');

@@ -50,6 +50,9 @@ impl BundleDir {
         };
         let at = parent::open(parent, Trusted(owner))
             .with_context(|| format!("cannot create the bundle {}", out.display()))?;
+        if let Some(owner) = owner {
+            invoker_may_create_in(at.as_fd(), owner, parent)?;
+        }
         match mkdirat(&at, name, Mode::from_raw_mode(FOLDER_MODE)) {
             Ok(()) => {}
             Err(e) if e == rustix::io::Errno::EXIST => bail!(
@@ -77,6 +80,15 @@ impl BundleDir {
                  folder under one only you and root can change)",
                 out.display(),
                 stat.st_uid
+            );
+        }
+        // Another of root's folders swapped in between mkdir and open (a rename exchange in a
+        // parent the user owns) is no new folder: it has other modes, or holds something.
+        if stat.st_mode & 0o077 != 0 || stat.st_nlink != 2 || !is_empty(fd.as_fd())? {
+            bail!(
+                "{} was replaced by another folder just after capture created it (hint: name a \
+                 folder under one only you and root can change)",
+                out.display()
             );
         }
         // The mode asked of mkdir passes through the umask; the bundle's does not depend on it.
@@ -198,6 +210,39 @@ impl BundleDir {
         fchmod(&fd, Mode::from_raw_mode(FILE_MODE))?;
         Ok(File::from(fd))
     }
+}
+
+/// True when the folder holds nothing but `.` and `..`.
+fn is_empty(dir: BorrowedFd<'_>) -> io::Result<bool> {
+    for entry in Dir::read_from(dir)? {
+        let name = entry?.file_name().to_owned();
+        if name.as_c_str() != c"." && name.as_c_str() != c".." {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
+
+/// The bundle goes to the invoking user at the end: capture creates it only where that
+/// user could have created a folder themselves (their own folder, a group folder of their
+/// primary group, or a sticky folder anyone may write, like `/tmp`), never in one of
+/// root's, where a folder of theirs could be run as root.
+fn invoker_may_create_in(parent: BorrowedFd<'_>, owner: Owner, shown: &Path) -> Result<()> {
+    let stat = fstat(parent)?;
+    let mode = stat.st_mode;
+    let writable = (stat.st_uid == owner.uid && mode & 0o300 == 0o300)
+        || (stat.st_gid == owner.gid && mode & 0o030 == 0o030)
+        || (mode & 0o003 == 0o003 && mode & 0o1000 != 0);
+    if writable {
+        return Ok(());
+    }
+    bail!(
+        "{} is not a folder user {} could create a folder in; capture hands the bundle to that \
+         user, so it creates it only where they could have (hint: --out in your home folder, \
+         or in /tmp)",
+        shown.display(),
+        owner.uid
+    )
 }
 
 /// Opens the folder `name` in `at` for reading, refusing a link.

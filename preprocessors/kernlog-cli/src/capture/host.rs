@@ -13,6 +13,11 @@ use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 
 use kernlog::evidence::bundle::Method;
 
+/// Where capture, running as root, looks for `modprobe` and `systemctl`: the system's own
+/// folders, never a `PATH` the invoking user set (`su -c` keeps it), where a program of
+/// theirs would run as root.
+const SYSTEM_PATH: &str = "/usr/sbin:/usr/bin:/sbin:/bin";
+
 /// The machine a capture runs on. Plain files (`/sys`, `/proc`, `/dev/kmsg`) are read
 /// under [`Host::root`]; what is not a plain file is a method.
 pub trait Host {
@@ -66,6 +71,7 @@ impl Host for RealHost {
 
     fn load_msr_module(&mut self) -> Result<(), String> {
         let out = Command::new("modprobe")
+            .env("PATH", SYSTEM_PATH)
             .arg("msr")
             .output()
             .map_err(|e| format!("cannot run modprobe: {e}"))?;
@@ -95,6 +101,7 @@ impl Host for RealHost {
             }
             Method::Systemd => {
                 let out = Command::new("systemctl")
+                    .env("PATH", SYSTEM_PATH)
                     .arg("suspend")
                     .output()
                     .map_err(|e| format!("cannot run systemctl: {e}"))?;

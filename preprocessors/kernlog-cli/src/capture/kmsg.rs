@@ -7,7 +7,7 @@ use std::os::unix::fs::{FileExt, OpenOptionsExt};
 use std::path::Path;
 
 use kernlog::analysis::resume::{SuspendStep, suspend_step};
-use kernlog::parse::record::parse_kmsg_record;
+use kernlog::parse::record::{parse_kmsg_record, starts_with_task_name};
 
 /// What the kernel's log said since [`KmsgTail::start_cycle`].
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
@@ -28,6 +28,8 @@ pub struct KmsgTail {
     partial: Vec<u8>,
     /// The sequence number of the first record read, when one was read.
     pub first_seq: Option<u64>,
+    /// The sequence number the kernel gives its next record, once a record was read.
+    pub next_seq: Option<u64>,
     /// How many times the kernel reported records overwritten before they were read.
     pub lost: u64,
     pub marks: CycleMarks,
@@ -46,6 +48,7 @@ impl KmsgTail {
             log,
             partial: Vec::new(),
             first_seq: None,
+            next_seq: None,
             lost: 0,
             marks: CycleMarks::default(),
         })
@@ -101,9 +104,12 @@ impl KmsgTail {
                 continue;
             };
             self.first_seq.get_or_insert(record.seq);
+            self.next_seq = Some(record.seq.saturating_add(1));
             // Only the kernel's own messages tell of a suspend: user space may write any
             // text to /dev/kmsg, under a facility of its own.
-            if record.facility == 0 {
+            // A kernel report of a process starts with the name it gave itself: not the
+            // kernel's word either.
+            if record.facility == 0 && !starts_with_task_name(record.message) {
                 note(&mut self.marks, record.message);
             }
         }

@@ -187,6 +187,7 @@ fn fill(
             outcome: Outcome::Suspending,
             detail: None,
             mtrr: None,
+            log_from_seq: w.kmsg.next_seq,
         });
         w.checkpoint()?;
         writeln!(

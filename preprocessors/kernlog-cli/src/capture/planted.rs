@@ -276,3 +276,84 @@ fn a_capture_stopped_by_a_signal_is_handed_back_with_its_cycle_left_suspending()
     let alarm = fs::read_to_string(host.path("sys/class/rtc/rtc0/wakealarm")).unwrap();
     assert_eq!(alarm, "0");
 }
+
+#[test]
+fn a_folder_of_roots_is_no_place_for_a_bundle_handed_to_the_user() {
+    // `sudo kernlog capture --out /etc/systemd/system/x.d` would give the user a folder that
+    // root reads as configuration: refused before anything is created.
+    let mut host = sudo_host();
+    let roots = host.path("etc");
+    fs::create_dir(&roots).unwrap();
+    chown(&roots, Some(0), Some(0)).unwrap();
+    fs::set_permissions(&roots, PermissionsExt::from_mode(0o755)).unwrap();
+    let out = roots.join("getty.service.d");
+    let e = capture(&mut host, &out, &[]).unwrap_err();
+    assert!(
+        e.contains("is not a folder user 4242 could create a folder in"),
+        "{e}"
+    );
+    assert!(!out.exists());
+    assert!(host.requests.is_empty());
+    // /tmp's kind of folder (sticky, anyone may write) is one.
+    let shared = host.path("tmp");
+    fs::create_dir(&shared).unwrap();
+    fs::set_permissions(&shared, PermissionsExt::from_mode(0o1777)).unwrap();
+    let out = shared.join("bundle");
+    host.script = [Act::Resume(0xc06)].into();
+    capture(&mut host, &out, &["--cycles", "1"]).unwrap();
+    assert_eq!(owner(&out), (4242, 4243));
+}
+
+#[test]
+fn a_folder_of_roots_swapped_in_for_the_new_one_is_never_handed_over() {
+    // The user owns the parent and exchanges the new folder with a folder of root's, over and
+    // over, while capture runs: root must never chmod or chown that folder or its files.
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let mut host = sudo_host();
+    let theirs = host.path("rootdir");
+    fs::create_dir(&theirs).unwrap();
+    fs::set_permissions(&theirs, PermissionsExt::from_mode(0o755)).unwrap();
+    let secret = theirs.join("secret");
+    fs::write(&secret, "root's\n").unwrap();
+    fs::set_permissions(&secret, PermissionsExt::from_mode(0o600)).unwrap();
+    let out = host.path("bundle");
+    let stop = Arc::new(AtomicBool::new(false));
+    let swapper = {
+        let (stop, a, b) = (stop.clone(), out.clone(), theirs.clone());
+        std::thread::spawn(move || {
+            while !stop.load(Ordering::Relaxed) {
+                let _ = rustix::fs::renameat_with(
+                    rustix::fs::CWD,
+                    &a,
+                    rustix::fs::CWD,
+                    &b,
+                    rustix::fs::RenameFlags::EXCHANGE,
+                );
+            }
+        })
+    };
+    for _ in 0..20 {
+        // The last round's bundle, wherever it ended up, out of the way (root's folder stays).
+        for place in [&out, &theirs] {
+            if place.exists() && !place.join("secret").exists() {
+                let _ = fs::remove_dir_all(place);
+            }
+        }
+        host.script = [Act::Resume(0xc06)].into();
+        host.requests.clear();
+        let _ = capture(&mut host, &out, &["--cycles", "1"]);
+        // Wherever the swaps left it, root's folder and file are as they were.
+        for place in [&out, &theirs] {
+            let file = place.join("secret");
+            if file.exists() {
+                let meta = fs::metadata(&file).unwrap();
+                assert_eq!((meta.uid(), meta.mode() & 0o777), (0, 0o600));
+                let folder = fs::metadata(place).unwrap();
+                assert_eq!((folder.uid(), folder.mode() & 0o777), (0, 0o755));
+            }
+        }
+    }
+    stop.store(true, Ordering::Relaxed);
+    swapper.join().unwrap();
+}

@@ -129,9 +129,15 @@ impl FakeHost {
     }
 
     /// As if run by `sudo` for user `uid`, group `gid`.
+    /// As if run by `sudo` from user `uid`, whose folder the host's root then is (capture
+    /// creates a bundle it hands back only where that user could create one).
     pub fn sudo(&mut self, uid: &str, gid: &str) {
         self.vars.insert("SUDO_UID", uid.into());
         self.vars.insert("SUDO_GID", gid.into());
+        let (u, g) = (uid.parse().ok(), gid.parse().ok());
+        if u.is_some() && g.is_some() {
+            std::os::unix::fs::chown(self.dir.path(), u, g).unwrap();
+        }
     }
 
     fn advance(&self, time: Duration) {

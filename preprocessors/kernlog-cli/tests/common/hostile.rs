@@ -106,3 +106,45 @@ pub fn many_cpus(cpus: u32) -> TempDir {
     fs::write(dir.path().join("mtrr/boot.txt"), lines).unwrap();
     dir
 }
+
+/// 99 resumes, each with a dump of 4,096 CPUs, in short lines that keep all the dumps under
+/// the bundle's cap: the most comparing a bundle can ask (405,504 CPU dumps).
+pub fn many_cycle_dumps() -> TempDir {
+    let dir = good_copy();
+    let cpus = 4096;
+    let dump: String = (0..cpus)
+        .map(|n| format!("cpu{n} def=0000000000000c06 fix=none var=\n"))
+        .collect();
+    fs::write(dir.path().join("mtrr/boot.txt"), &dump).unwrap();
+    let path = dir.path().join("capture.yaml");
+    let text = fs::read_to_string(&path).unwrap();
+    let (head, _) = text.split_once("cpus_online:").unwrap();
+    let mut yaml = format!("{head}cpus_online:\n");
+    for n in 0..cpus {
+        yaml.push_str(&format!("- {n}\n"));
+    }
+    yaml.push_str("cycles_requested: 99\ncycles:\n");
+    let mut manifest = fs::read_to_string(dir.path().join("MANIFEST.yaml")).unwrap();
+    // Each new dump's entry is the first dump's, renamed.
+    let first = "- path: mtrr/after-cycle-1.txt\n";
+    let at = manifest.find(first).unwrap();
+    let end = manifest[at + first.len()..]
+        .find("- path: ")
+        .map_or(manifest.len(), |e| at + first.len() + e);
+    let template = manifest[at..end].to_string();
+    for n in 1..=99 {
+        let member = format!("mtrr/after-cycle-{n}.txt");
+        yaml.push_str(&format!(
+            "- n: {n}\n  requested: 2026-12-01T10:43:03Z\n  outcome: resumed\n  detail: null\n  mtrr: {member}\n"
+        ));
+        if !manifest.contains(&format!("- path: {member}\n")) {
+            manifest
+                .push_str(&template.replace("after-cycle-1.txt", &format!("after-cycle-{n}.txt")));
+        }
+        fs::write(dir.path().join(&member), &dump).unwrap();
+    }
+    yaml.push_str("verdict: complete\n");
+    fs::write(&path, yaml).unwrap();
+    fs::write(dir.path().join("MANIFEST.yaml"), manifest).unwrap();
+    dir
+}

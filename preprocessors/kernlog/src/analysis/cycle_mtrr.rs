@@ -13,14 +13,14 @@ use crate::analysis::resume::Cycle;
 /// resumed with changed MTRRs, restored early`), v2's (`MTRRs of CPUs 1-7 differed from the
 /// saved state, restored each as it came up`) and v1's (`mtrr: your CPUs had unexpected
 /// MTRR settings on resume`), which the notebook's MacBook captures show.
-pub const FIX_DIAGNOSTICS: [&str; 3] = [
+pub(crate) const FIX_DIAGNOSTICS: [&str; 3] = [
     "resumed with changed MTRRs, restored early",
     "differed from the saved state",
     "MTRR settings on resume",
 ];
 
 /// Whether a log line is one of the fix's diagnostics ([`FIX_DIAGNOSTICS`]).
-pub fn is_fix_diagnostic(text: &str) -> bool {
+pub(crate) fn is_fix_diagnostic(text: &str) -> bool {
     FIX_DIAGNOSTICS.iter().any(|d| text.contains(d))
 }
 
@@ -41,7 +41,9 @@ pub fn cycle_lines(cycles: &[Cycle], index: usize) -> Option<Range<u64>> {
 /// The MTRR runs and warnings of one cycle.
 #[derive(Debug, Clone)]
 pub struct CycleMtrr<'a> {
+    /// The cycle.
     pub cycle: &'a Cycle,
+    /// Its lines (see [`cycle_lines`]).
     pub lines: Range<u64>,
     /// The cycle's runs (one per CPU per rendezvous), in log order.
     pub runs: Vec<&'a MtrrRun>,

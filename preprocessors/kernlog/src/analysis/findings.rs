@@ -10,16 +10,25 @@ use crate::analysis::resume::Cycle;
 pub const SLOW_BRINGUP_MS: f64 = 100.0;
 
 /// A wake-to-EC-unblock gap longer than this is the T2 Mac signature.
-pub const SLOW_EC_UNBLOCK_MS: f64 = 1000.0;
+pub(crate) const SLOW_EC_UNBLOCK_MS: f64 = 1000.0;
 
 /// The kinds of findings, each with a stable identifier.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum FindingKind {
+    /// `slow-cpu-bringup`: a secondary CPU took more than [`SLOW_BRINGUP_MS`] to come up.
     SlowCpuBringup,
+    /// `mtrr-boot-cpu-restored`: the boot CPU's MTRRs were found modified after resume and
+    /// rewritten.
     MtrrBootCpuRestored,
+    /// `mtrr-aps-inconsistent`: secondary CPUs disagreed with the boot CPU's MTRRs, or the kernel
+    /// said they were inconsistent.
     MtrrApsInconsistent,
+    /// `mtrr-resume-diagnostic`: the fix's one-line diagnostic is in the log.
     MtrrResumeDiagnostic,
+    /// `ec-wake-gap`: more than a second from the wake to the EC's interrupt unblock (T2 Macs).
     EcWakeGap,
+    /// `cpu-not-up`: a CPU did not come back, or the kernel failed to bring one up.
     CpuNotUp,
 }
 
@@ -51,15 +60,19 @@ impl FindingKind {
 pub type Links<'a> = &'a dyn Fn(FindingKind) -> Option<String>;
 
 /// No links: findings without an address.
-pub fn no_links(_: FindingKind) -> Option<String> {
+pub(crate) fn no_links(_: FindingKind) -> Option<String> {
     None
 }
 
 /// One thing worth knowing, with the line numbers that show it.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub struct Finding {
+    /// Which kind.
     pub kind: FindingKind,
+    /// One sentence with the figures.
     pub summary: String,
+    /// The lines that show it.
     pub lines: Vec<u64>,
 }
 

@@ -5,7 +5,7 @@
 use serde::Serialize;
 
 /// Suspend/resume cycles kept from one log.
-pub const CYCLES_KEPT: usize = 10_000;
+pub const CYCLES_KEPT: usize = 1_000;
 
 /// CPUs kept per cycle (brought up, taken offline, failed): the kernel's largest `NR_CPUS`.
 pub const CPUS_KEPT: usize = 8192;
@@ -25,6 +25,7 @@ pub const MTRR_PARTS_KEPT: usize = 1024;
 
 /// What the analysis read but did not keep, because a bound above was reached.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
 pub struct NotKept {
     /// Cycles after the first [`CYCLES_KEPT`].
     pub cycles: u64,

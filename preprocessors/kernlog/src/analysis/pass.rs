@@ -9,19 +9,24 @@ use crate::analysis::limits::NotKept;
 use crate::analysis::mtrr::{MtrrCollector, MtrrLog};
 use crate::analysis::probes::{ProbeResult, ProbeTracker};
 use crate::analysis::resume::{Cycle, CycleTracker};
+use crate::analysis::sequence::SequenceCheck;
 use crate::analysis::trace::{TraceStats, parse_trace_line};
 use crate::parse::reader::{Clock, Record, RecordReader};
-use crate::parse::record::Format;
+use crate::parse::record::{Format, starts_with_task_name};
 
 /// How to capture a log with the kernel's own stamps, for the hints that ask for one.
-pub const KERNEL_STAMPED_CAPTURE: &str = "capture with dmesg, or journalctl -k -o short-monotonic";
+pub(crate) const KERNEL_STAMPED_CAPTURE: &str =
+    "capture with dmesg, or journalctl -k -o short-monotonic";
 
 /// What the input was made of.
 #[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
 pub struct InputSummary {
     /// Lines read (every line is a record, stamped or not).
     pub records: u64,
+    /// Records from the kernel.
     pub kernel_records: u64,
+    /// Records from user space (journal and syslog inputs).
     pub user_records: u64,
     /// Records per format, indexed like [`Format::ALL`].
     pub format_counts: [u64; Format::ALL.len()],
@@ -32,11 +37,13 @@ pub struct InputSummary {
     pub logger_stamped_records: u64,
     /// What was read but not kept, because a bound of [`crate::analysis::limits`] was reached.
     pub not_kept: NotKept,
+    /// The kmsg records' sequence numbers: records missing or out of order.
+    pub sequence: SequenceCheck,
 }
 
 impl InputSummary {
     /// The format of most stamped records, or `Unstamped` if none carried a stamp.
-    pub fn main_format(&self) -> Format {
+    pub(crate) fn main_format(&self) -> Format {
         Format::ALL
             .iter()
             .zip(self.format_counts)
@@ -58,13 +65,19 @@ impl InputSummary {
 
 /// Everything the analysis found.
 #[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
 pub struct Analysis {
+    /// What the input was made of.
     pub input: InputSummary,
+    /// The suspend attempts, in log order.
     pub cycles: Vec<Cycle>,
+    /// What the log says about the MTRRs.
     pub mtrr: MtrrLog,
+    /// trace-cmd `function_graph` statistics (empty without trace lines).
     pub trace: TraceStats,
     /// Delay-loop speed probes, in the order they finished.
     pub probes: Vec<ProbeResult>,
+    /// What a reader should know, drawn from the cycles and the MTRRs.
     pub findings: Vec<Finding>,
     /// The kernel's banner and command line, when the log has them.
     pub kernel: KernelId,
@@ -81,6 +94,29 @@ impl Analysis {
 }
 
 /// Feeds records to every analysis; reusable by callers that read records themselves.
+///
+/// [`analyze`] is this loop over a [`RecordReader`]; a caller that reads records in its own
+/// way (several files, a filter, records as they arrive) pushes them one at a time:
+///
+/// ```
+/// use kernlog::Analyzer;
+/// use kernlog::parse::reader::RecordReader;
+///
+/// let log: &[u8] = b"\
+/// [   60.352899] Enabling non-boot CPUs ...
+/// [   60.353038] smpboot: Booting Node 0 Processor 1 APIC 0x2
+/// [   60.370186] CPU1 is up
+/// ";
+/// let mut records = RecordReader::new(log);
+/// let mut analyzer = Analyzer::new();
+/// while let Some(record) = records.next_record() {
+///     analyzer.push(&record?);
+/// }
+/// let analysis = analyzer.finish();
+/// assert_eq!(analysis.input.records, 3);
+/// assert_eq!(analysis.cycles[0].cpus[0].bringup_ms(), Some(17.148));
+/// # Ok::<(), std::io::Error>(())
+/// ```
 #[derive(Debug, Default)]
 pub struct Analyzer {
     input: InputSummary,
@@ -92,6 +128,7 @@ pub struct Analyzer {
 }
 
 impl Analyzer {
+    /// An analyzer that has seen no record yet.
     pub fn new() -> Self {
         Self::default()
     }
@@ -101,6 +138,10 @@ impl Analyzer {
         let input = &mut self.input;
         input.records += 1;
         input.format_counts[record.format.index()] += 1;
+        match record.seq {
+            Some(seq) => input.sequence.push(record.line, seq),
+            None => input.sequence.push_unnumbered(record.line, record.message),
+        }
         if record.is_kernel() {
             input.kernel_records += 1;
             if let Some(time) = record.time.filter(|_| !record.continuation) {
@@ -119,9 +160,13 @@ impl Analyzer {
                 return;
             }
         }
-        if record.is_kernel() {
-            self.kernel.push(record.message);
+        // What user space wrote into the kernel's log (a journal's other programs, a
+        // process writing to /dev/kmsg), and the kernel's reports of a process, which start
+        // with the name the process gave itself, tell nothing of the kernel's own doings.
+        if !record.is_kernel() || starts_with_task_name(record.message) {
+            return;
         }
+        self.kernel.push(record.message);
         self.cycles.push(record);
         self.probes.push(record);
         let time_us = record.time.map(|t| t.micros);
@@ -153,7 +198,26 @@ impl Analyzer {
     }
 }
 
-/// Analyse a whole log from a reader, streaming.
+/// Analyse a whole log from a reader, streaming: memory stays bounded whatever the log's
+/// length (see [`crate::analysis::limits`]). The only error is the reader's.
+///
+/// ```
+/// let log: &[u8] = b"\
+/// [   60.352899] Enabling non-boot CPUs ...
+/// [   60.353038] smpboot: Booting Node 0 Processor 1 APIC 0x2
+/// [   60.370186] CPU1 is up
+/// [   60.370300] smpboot: Booting Node 0 Processor 2 APIC 0x4
+/// [   60.380300] CPU2 is up
+/// ";
+/// let analysis = kernlog::analyze(log)?;
+/// let cpus: Vec<_> = analysis.cycles[0]
+///     .cpus
+///     .iter()
+///     .map(|c| (c.cpu, c.bringup_ms()))
+///     .collect();
+/// assert_eq!(cpus, [(1, Some(17.148)), (2, Some(10.0))]);
+/// # Ok::<(), std::io::Error>(())
+/// ```
 pub fn analyze<R: BufRead>(reader: R) -> io::Result<Analysis> {
     let mut records = RecordReader::new(reader);
     let mut analyzer = Analyzer::new();

@@ -11,13 +11,18 @@ use crate::parse::reader::Record;
 /// One probe on one CPU.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ProbeResult {
+    /// The probe point (`POINT` of `CPU n when POINT, looping...`).
     pub point: String,
+    /// The CPU it ran on.
     pub cpu: u32,
+    /// Its `looping...` line.
     pub start: Event,
+    /// Its `...done` line.
     pub end: Event,
 }
 
 impl ProbeResult {
+    /// Milliseconds from start to end; `None` without usable stamps.
     pub fn ms(&self) -> Option<f64> {
         self.end.ms_since(&self.start)
     }
@@ -33,10 +38,12 @@ pub struct ProbeTracker {
 }
 
 impl ProbeTracker {
+    /// A tracker that has seen no line yet.
     pub fn new() -> Self {
         Self::default()
     }
 
+    /// Reads one record: a probe's start or end, or nothing.
     pub fn push(&mut self, record: &Record) {
         let Some(rest) = record.message.strip_prefix("CPU ") else {
             return;
@@ -75,7 +82,7 @@ impl ProbeTracker {
     }
 
     /// Probes read but not kept (beyond [`PROBES_KEPT`]).
-    pub fn not_kept(&self) -> u64 {
+    pub(crate) fn not_kept(&self) -> u64 {
         self.not_kept
     }
 

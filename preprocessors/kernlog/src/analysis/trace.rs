@@ -10,11 +10,20 @@ use std::collections::BTreeMap;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum GraphEvent<'a> {
     /// `func() {`: a call whose duration comes with its closing brace.
-    Enter { function: &'a str },
+    Enter {
+        /// The function called.
+        function: &'a str,
+    },
     /// `func();`: a leaf call with its duration on the same line.
-    Leaf { function: &'a str },
+    Leaf {
+        /// The function called.
+        function: &'a str,
+    },
     /// `}`, with the function name when `-O fgraph:tailprint` printed it (`} /* func */`).
-    Exit { function: Option<&'a str> },
+    Exit {
+        /// The function, when the line names it.
+        function: Option<&'a str>,
+    },
 }
 
 /// One function_graph line of a `trace-cmd report`.
@@ -22,7 +31,9 @@ pub enum GraphEvent<'a> {
 pub struct TraceLine<'a> {
     /// Task name (`<idle>` where the report lost the angle brackets and shows `-0`).
     pub task: &'a str,
+    /// Task id.
     pub pid: u32,
+    /// The CPU the line was traced on.
     pub cpu: u32,
     /// Trace clock time in microseconds.
     pub time_us: i64,
@@ -30,6 +41,7 @@ pub struct TraceLine<'a> {
     pub marker: Option<char>,
     /// Duration in microseconds (nanosecond precision kept as a fraction).
     pub duration_us: Option<f64>,
+    /// What the line records.
     pub event: GraphEvent<'a>,
 }
 
@@ -145,9 +157,13 @@ fn parse_duration(text: &str) -> Option<(Option<char>, Option<f64>)> {
 /// Count, total, extremes and every duration of one function.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Durations {
+    /// Durations added.
     pub calls: u64,
+    /// Their sum.
     pub total_us: f64,
+    /// The longest.
     pub max_us: f64,
+    /// The shortest.
     pub min_us: f64,
 }
 
@@ -168,6 +184,7 @@ impl Durations {
 /// `[10^(k-1), 10^k)` us, bucket 0 those under 1 us.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Histogram {
+    /// Durations per bucket; buckets with none are absent.
     pub buckets: BTreeMap<u32, u64>,
 }
 
@@ -190,6 +207,7 @@ impl Histogram {
 /// Aggregated function_graph statistics.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct TraceStats {
+    /// function_graph lines read.
     pub lines: u64,
     /// Per function: durations (from leaf lines and from exits that name the function or
     /// match an entry on the same CPU).
@@ -198,6 +216,7 @@ pub struct TraceStats {
     pub calls: BTreeMap<String, u64>,
     /// Per task (`name-pid`): summed durations of the outermost calls seen.
     pub tasks: BTreeMap<String, Durations>,
+    /// Per function: how its durations spread over the buckets.
     pub histograms: BTreeMap<String, Histogram>,
     /// Open `func() {` entries per CPU, to name exits that carry no comment.
     stacks: BTreeMap<u32, Vec<String>>,
@@ -234,6 +253,7 @@ use crate::analysis::limits::{CPUS_KEPT, TRACE_NAMES_KEPT as NAMES};
 const MAX_DEPTH: usize = 64;
 
 impl TraceStats {
+    /// Statistics of no line yet.
     pub fn new() -> Self {
         Self::default()
     }

@@ -14,6 +14,7 @@ use crate::parse::reader::{Clock, RecordReader};
 /// What a capture bundle adds to its log.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BundleContents {
+    /// `capture.yaml`.
     pub capture: Capture,
     /// Every CPU's MTRRs before the first suspend, when captured.
     pub boot: Option<Vec<CpuMtrrs>>,
@@ -26,7 +27,10 @@ pub struct BundleContents {
 pub struct Evidence {
     /// The path as the user named it.
     pub name: String,
+    /// The analysis of its log.
     pub analysis: Analysis,
+    /// The kernel's release and command line: from `capture.yaml` for a bundle, from the log's
+    /// banner otherwise.
     pub kernel: KernelId,
     /// `None` for a plain log.
     pub captured: Option<BundleContents>,
@@ -35,15 +39,17 @@ pub struct Evidence {
 }
 
 impl Evidence {
-    /// A plain log held in memory (any format kernlog reads).
-    pub fn from_log(name: &str, bytes: &[u8]) -> std::io::Result<Evidence> {
-        let analysis = analyze(bytes)?;
+    /// A plain log held in memory (any format kernlog reads); a `Vec<u8>` given is kept as
+    /// it is, not copied.
+    pub fn from_log(name: &str, bytes: impl Into<Vec<u8>>) -> std::io::Result<Evidence> {
+        let log = bytes.into();
+        let analysis = analyze(&log[..])?;
         Ok(Evidence {
             name: name.to_string(),
             kernel: analysis.kernel.clone(),
             analysis,
             captured: None,
-            log: bytes.to_vec(),
+            log,
         })
     }
 

@@ -31,7 +31,9 @@ pub enum Clock {
 /// A point in time, in microseconds on its clock.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Time {
+    /// Microseconds on `clock`.
     pub micros: i64,
+    /// The clock.
     pub clock: Clock,
 }
 
@@ -51,7 +53,7 @@ impl Time {
 
     /// Microseconds the kernel took from `earlier` to `self`: as [`Time::since`], but `None`
     /// on a logger's clock, whose steps are when the logger read the lines.
-    pub fn kernel_since(self, earlier: Time) -> Option<i64> {
+    pub(crate) fn kernel_since(self, earlier: Time) -> Option<i64> {
         self.since(earlier)
             .filter(|_| self.clock != Clock::Received)
     }
@@ -107,6 +109,7 @@ struct ClockState {
 }
 
 impl<R: BufRead> RecordReader<R> {
+    /// A reader of the lines of `inner`, from line 1.
     pub fn new(inner: R) -> Self {
         RecordReader {
             inner,

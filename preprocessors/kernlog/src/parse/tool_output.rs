@@ -12,7 +12,9 @@ use serde::Serialize;
 /// A line that does not have the expected shape.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CaptureError {
+    /// The line, from 1.
     pub line: usize,
+    /// The shape it should have had.
     pub expected: &'static str,
 }
 
@@ -53,7 +55,9 @@ fn count_pair(text: &str) -> Option<(u64, String)> {
 /// One row of a `diff -y` of two count files.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct CountDiffRow {
+    /// The left file's `count name`, unless the row is right only.
     pub left: Option<(u64, String)>,
+    /// The right file's, unless the row is left only.
     pub right: Option<(u64, String)>,
 }
 
@@ -92,6 +96,7 @@ pub fn parse_count_diff(text: &str) -> Result<Vec<CountDiffRow>, CaptureError> {
 pub struct BucketHistogram {
     /// (exclusive upper bound, count), in file order.
     pub buckets: Vec<(u64, u64)>,
+    /// The `total : N` line's figure, when there is one.
     pub total: Option<u64>,
 }
 
@@ -104,6 +109,7 @@ impl BucketHistogram {
     }
 }
 
+/// Reads a histogram of `< BOUND : COUNT` rows and an optional `total : N` line.
 pub fn parse_bucket_histogram(text: &str) -> Result<BucketHistogram, CaptureError> {
     let mut hist = BucketHistogram {
         buckets: Vec::new(),
@@ -133,8 +139,11 @@ pub fn parse_bucket_histogram(text: &str) -> Result<BucketHistogram, CaptureErro
 pub struct TimedRun {
     /// Output lines of the command itself, before the timing.
     pub output: Vec<String>,
+    /// `real`, in seconds.
     pub real_s: f64,
+    /// `user`, in seconds.
     pub user_s: f64,
+    /// `sys`, in seconds.
     pub sys_s: f64,
 }
 
@@ -199,9 +208,11 @@ pub fn parse_sysfs(text: &str) -> Result<Vec<(String, String)>, CaptureError> {
 /// One verdict of a `git bisect log`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct BisectStep {
+    /// The line, from 1.
     pub line: usize,
     /// The term used (`good`, `bad`, or custom terms such as `slow` / `fast`).
     pub term: String,
+    /// The commit as written (full or abbreviated).
     pub commit: String,
     /// The commit's subject from the `# term: [sha] subject` comment, if present.
     pub subject: Option<String>,
@@ -212,11 +223,14 @@ pub struct BisectStep {
 pub struct BisectLog {
     /// `--term-old` / `--term-new` from `git bisect start`, if given.
     pub terms: Option<(String, String)>,
+    /// The verdicts, in order.
     pub steps: Vec<BisectStep>,
     /// `# first <term> commit: [sha] subject`.
     pub first: Option<(String, String)>,
 }
 
+/// Reads a `git bisect log`: its terms, each verdict, and the commit its `# first ... commit`
+/// comment names.
 pub fn parse_bisect_log(text: &str) -> Result<BisectLog, CaptureError> {
     let mut log = BisectLog::default();
     let mut subject: Option<(String, String)> = None;

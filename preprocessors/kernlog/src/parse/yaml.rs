@@ -16,8 +16,11 @@ pub const MAX_NESTING: usize = 128;
 /// Where in the text, as the YAML parser counts: byte index, 1-based line and column.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Place {
+    /// Byte offset from the start.
     pub index: usize,
+    /// Line, from 1.
     pub line: usize,
+    /// Column, from 1.
     pub column: usize,
 }
 

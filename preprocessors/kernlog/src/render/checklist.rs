@@ -1,8 +1,17 @@
 //! The tester's checklist as text, one item a line, and the verdict last; what an item
 //! quotes is one line, its controls made visible.
 
+use std::fmt;
+
 use crate::judge::checklist::Checklist;
 use crate::render::safe_text::one_line;
+
+/// The text of [`render_checklist`].
+impl fmt::Display for Checklist {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&render_checklist(self))
+    }
+}
 
 /// The checklist as text, one item a line, and the verdict last.
 pub fn render_checklist(list: &Checklist) -> String {

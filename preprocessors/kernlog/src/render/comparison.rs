@@ -1,6 +1,6 @@
 //! A comparison as text, at most 72 columns wide, so that it can be pasted into a mail.
 
-use std::fmt::Write;
+use std::fmt;
 
 use crate::analysis::findings::seconds;
 use crate::judge::compare::{Comparison, Figure, MtrrSide, Row, Stats};
@@ -11,15 +11,51 @@ pub const WIDTH: usize = 72;
 
 /// `text` wrapped to [`WIDTH`] display columns, the first line after `first`, the others
 /// after `rest`. The text is one paragraph of untrusted text: its line ends become spaces
-/// and its controls are made visible first ([`one_line`]).
+/// and its controls are made visible first ([`one_line`]), and a word that a mail tool
+/// would read as a tag (`Tested-by:`, `Cc:`) gets a no-break space before its colon, so
+/// that no tool takes it for one and no wrapped line can start with one.
 pub fn wrap(text: &str, first: &str, rest: &str) -> String {
-    let text = one_line(text);
+    let text = defuse_tags(&one_line(text));
     let options = textwrap::Options::new(WIDTH)
         .initial_indent(first)
         .subsequent_indent(rest)
+        // Lines break at spaces only: a hyphen could otherwise start a line with `by:`.
+        .word_splitter(textwrap::WordSplitter::NoHyphenation)
         .break_words(true);
     let mut out = textwrap::fill(&text, options);
     out.push('\n');
+    out
+}
+
+/// Whether `word` reads as a mail tag: `Something-by:`, `Cc:`, `Link:`, `Fixes:`,
+/// `Closes:` (any case).
+fn is_tag(word: &str) -> bool {
+    let Some(token) = word.strip_suffix(':') else {
+        return false;
+    };
+    let lower = token.to_ascii_lowercase();
+    let shaped = !lower.is_empty()
+        && lower
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-');
+    shaped
+        && (lower.ends_with("-by") || ["cc", "link", "fixes", "closes"].contains(&lower.as_str()))
+}
+
+/// `text` with a no-break space before the colon of every tag in it, wherever it stands
+/// (a long word may be broken anywhere to fit the width).
+fn defuse_tags(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut token_start = 0;
+    for (i, c) in text.char_indices() {
+        if c == ':' && is_tag(&text[token_start..=i]) {
+            out.push('\u{a0}');
+        }
+        out.push(c);
+        if !(c.is_ascii_alphanumeric() || c == '-') {
+            token_start = i + c.len_utf8();
+        }
+    }
     out
 }
 
@@ -46,19 +82,32 @@ pub fn stats(figure: Figure, s: &Option<Stats>) -> String {
 
 fn row(out: &mut String, r: &Row) {
     let n = |s: &Option<Stats>| s.map_or(0, |s| s.n);
-    let _ = writeln!(
-        out,
+    let title = format!(
         "{} (cycles: {} before, {} after)",
         r.figure.name(),
         n(&r.before),
         n(&r.after)
     );
-    let _ = writeln!(out, "  before  {}", stats(r.figure, &r.before));
-    let _ = writeln!(out, "  after   {}", stats(r.figure, &r.after));
+    out.push_str(&wrap(&title, "", "  "));
+    // Figures come from the log's stamps: a hostile one is as long as it likes.
+    out.push_str(&wrap(
+        &stats(r.figure, &r.before),
+        "  before  ",
+        "          ",
+    ));
+    out.push_str(&wrap(
+        &stats(r.figure, &r.after),
+        "  after   ",
+        "          ",
+    ));
     let ratio = r
         .ratio
         .map_or("no ratio".to_string(), |x| format!("ratio {x:.3}"));
-    let _ = writeln!(out, "  {ratio}: {}", r.change.label_for(r.figure));
+    out.push_str(&wrap(
+        &format!("{ratio}: {}", r.change.label_for(r.figure)),
+        "  ",
+        "    ",
+    ));
 }
 
 fn mtrr(out: &mut String, side: &str, m: &MtrrSide) {
@@ -84,7 +133,7 @@ fn mtrr(out: &mut String, side: &str, m: &MtrrSide) {
 }
 
 /// The figures, the MTRR findings and the warnings; no header (the report has its own).
-pub fn render_figures(c: &Comparison) -> String {
+pub(crate) fn render_figures(c: &Comparison) -> String {
     let mut out = String::new();
     for r in &c.rows {
         row(&mut out, r);
@@ -99,6 +148,13 @@ pub fn render_figures(c: &Comparison) -> String {
         }
     }
     out
+}
+
+/// The text of [`render_comparison`].
+impl fmt::Display for Comparison {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&render_comparison(self))
+    }
 }
 
 /// The whole comparison: which sides, the figures, and the verdict last.

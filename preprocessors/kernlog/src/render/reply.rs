@@ -7,7 +7,6 @@ use crate::evidence::Evidence;
 use crate::judge::checklist::{Limits, Status, check_evidence, is_fix_diagnostic};
 use crate::judge::compare::{compare_sides, resumed, side_stats};
 use crate::render::comparison::{render_figures, stats, wrap};
-use crate::render::safe_text::one_line;
 
 /// At most this many log lines are quoted per input.
 const QUOTED_LINES: usize = 6;
@@ -89,8 +88,7 @@ fn lines_that_matter(e: &Evidence) -> Vec<u64> {
 
 fn heading(out: &mut String, text: &str) {
     out.push('\n');
-    out.push_str(&one_line(text));
-    out.push('\n');
+    out.push_str(&wrap(text, "", "  "));
 }
 
 /// The inputs grouped into sides: consecutive inputs of one kernel build (the same

@@ -69,6 +69,9 @@ fn hidden(c: char) -> bool {
         // Bidi marks, embeddings, overrides and isolates; zero-width characters; BOM.
         '\u{61c}' | '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' => true,
         '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{2069}' | '\u{feff}' => true,
+        // Variation selectors: they turn the character before into an emoji two columns
+        // wide, which the width count cannot see.
+        '\u{fe00}'..='\u{fe0f}' => true,
         // The line and paragraph separators, which some mail readers break lines at.
         '\u{2028}' | '\u{2029}' => true,
         _ => false,

@@ -293,7 +293,8 @@ fn did_not_resume(out: &mut String, next_boot_line: Option<u64>) -> std::fmt::Re
         ),
         None => writeln!(
             out,
-            "did not resume: the log shows no resume after it (it ends, or was cut, first)"
+            "the log ends during it, with no resume line: cut off there, or the machine never \
+             came back"
         ),
     }
 }

@@ -30,6 +30,7 @@ pub struct MtrrCollector {
 }
 
 impl MtrrCollector {
+    /// A collector that has read nothing yet.
     pub fn new() -> Self {
         Self::default()
     }
@@ -63,7 +64,10 @@ impl MtrrCollector {
             return;
         }
         if let Some(rest) = message.strip_prefix("MTRR cpu ") {
-            self.change_line(line, time_us, rest);
+            if !self.change_line(line, time_us, rest) {
+                let report = &mut self.report;
+                push_capped(&mut report.unread, line, ITEMS, &mut report.not_kept);
+            }
             return;
         }
         if is_warning(message) {
@@ -209,80 +213,64 @@ impl MtrrCollector {
         parsed.is_some()
     }
 
-    fn change_line(&mut self, line: u64, time_us: Option<i64>, rest: &str) {
+    /// One `MTRR cpu N ...` line of the debug patch; false when it does not read as one
+    /// (a line edited, or cut short), so that the checklist can tell it.
+    fn change_line(&mut self, line: u64, time_us: Option<i64>, rest: &str) -> bool {
         let Some((cpu, rest)) = rest.split_once(' ') else {
-            return;
+            return false;
         };
-        let Ok(cpu) = cpu.parse::<u32>() else { return };
+        let Ok(cpu) = cpu.parse::<u32>() else {
+            return false;
+        };
         if let Some(values) = rest.strip_prefix("disable: ") {
             self.close_run(cpu);
-            let (old, _new) = match parse_old_new(values, line, &mut self.report) {
-                Some(v) => v,
-                None => return,
+            let Some((old, _new)) = parse_old_new(values, line, &mut self.report) else {
+                return false;
             };
             let deftype = Some(decode_deftype(old));
             if let Some(run) = self.open_run(cpu, line, time_us) {
                 run.deftype_before = deftype;
             }
-            return;
+            return true;
         }
-        // A capture that starts inside a run: open one without a `disable:` line.
+        let known = ["changes:", "enable: ", "variable ", "fixed "];
+        if !known.iter().any(|k| rest.starts_with(k)) {
+            return false;
+        }
+        // A capture that starts inside a run: open one without a `disable:` line. Past the
+        // bound on open runs the line is read, not kept.
         if self.open_run(cpu, line, time_us).is_none() {
-            return;
+            return true;
         }
         let report = &mut self.report;
         let Some(run) = self.open_runs.get_mut(&cpu) else {
-            return;
+            return true;
         };
         if let Some(flags) = rest.strip_prefix("changes:") {
             run.flags = Some(flags.trim().to_string());
+            true
         } else if let Some(values) = rest.strip_prefix("enable: ") {
-            if let Some((_, new)) = parse_old_new(values, line, report) {
+            let read = parse_old_new(values, line, report);
+            if let Some((_, new)) = read {
                 run.deftype_after = Some(decode_deftype(new));
             }
             self.close_run(cpu);
+            read.is_some()
         } else if let Some(rest) = rest.strip_prefix("variable ") {
-            let Some((reg, values)) = rest.split_once(' ') else {
-                return;
-            };
-            let Ok(reg) = reg.parse::<u32>() else { return };
-            let Some((old, new)) = values.split_once(" -> ") else {
-                return;
-            };
-            let new = new.split(" [").next().unwrap_or(new);
-            let (Some((ob, om)), Some((nb, nm))) = (parse_pair(old), parse_pair(new)) else {
-                return;
-            };
-            check_bits(values, &[ob ^ nb, om ^ nm], line, report);
-            let change = RegisterChange::Variable {
-                reg,
-                line,
-                before: decode_variable(reg, ob, om),
-                after: decode_variable(reg, nb, nm),
+            let Some(change) = variable_change(rest, line, report) else {
+                return false;
             };
             push_capped(&mut run.changes, change, PARTS, &mut report.not_kept);
-        } else if let Some(rest) = rest.strip_prefix("fixed ") {
-            let Some((pos, values)) = rest.split_once(": ") else {
-                return;
+            true
+        } else {
+            let Some(change) = rest
+                .strip_prefix("fixed ")
+                .and_then(|rest| fixed_change(rest, line, report))
+            else {
+                return false;
             };
-            let Some((block, reg)) = pos.split_once(',') else {
-                return;
-            };
-            let (Ok(block), Ok(reg)) = (block.parse(), reg.parse()) else {
-                return;
-            };
-            let Some(msr) = fixed_msr_index(block, reg) else {
-                return;
-            };
-            if let Some((before, after)) = parse_old_new(values, line, report) {
-                let change = RegisterChange::Fixed {
-                    msr,
-                    line,
-                    before,
-                    after,
-                };
-                push_capped(&mut run.changes, change, PARTS, &mut report.not_kept);
-            }
+            push_capped(&mut run.changes, change, PARTS, &mut report.not_kept);
+            true
         }
     }
 
@@ -394,6 +382,36 @@ fn parse_map_line(m: &str) -> Option<(u64, u64, MemType)> {
         u64::from_str_radix(end, 16).ok()?,
         MemType::from_name(t.trim())?,
     ))
+}
+
+/// `R OLD_BASE/OLD_MASK -> NEW_BASE/NEW_MASK [bits ...]` of a `variable` line.
+fn variable_change(rest: &str, line: u64, report: &mut MtrrLog) -> Option<RegisterChange> {
+    let (reg, values) = rest.split_once(' ')?;
+    let reg = reg.parse::<u32>().ok()?;
+    let (old, new) = values.split_once(" -> ")?;
+    let new = new.split(" [").next().unwrap_or(new);
+    let ((ob, om), (nb, nm)) = (parse_pair(old)?, parse_pair(new)?);
+    check_bits(values, &[ob ^ nb, om ^ nm], line, report);
+    Some(RegisterChange::Variable {
+        reg,
+        line,
+        before: decode_variable(reg, ob, om),
+        after: decode_variable(reg, nb, nm),
+    })
+}
+
+/// `BLOCK,REG: OLD -> NEW [bits ...]` of a `fixed` line.
+fn fixed_change(rest: &str, line: u64, report: &mut MtrrLog) -> Option<RegisterChange> {
+    let (pos, values) = rest.split_once(": ")?;
+    let (block, reg) = pos.split_once(',')?;
+    let msr = fixed_msr_index(block.parse().ok()?, reg.parse().ok()?)?;
+    let (before, after) = parse_old_new(values, line, report)?;
+    Some(RegisterChange::Fixed {
+        msr,
+        line,
+        before,
+        after,
+    })
 }
 
 fn is_warning(m: &str) -> bool {

@@ -8,10 +8,15 @@ use serde::{Serialize, Serializer};
 /// A memory type, named as the kernel names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum MemType {
+    /// UC, encoding 0.
     Uncachable,
+    /// WC, encoding 1.
     WriteCombining,
+    /// WT, encoding 4.
     WriteThrough,
+    /// WP, encoding 5.
     WriteProtect,
+    /// WB, encoding 6.
     WriteBack,
     /// Encodings 2, 3 and 7..=255 are reserved.
     Reserved(u8),
@@ -19,7 +24,7 @@ pub enum MemType {
 
 impl MemType {
     /// From the 8-bit type field of an MTRR.
-    pub fn from_code(code: u8) -> Self {
+    pub(crate) fn from_code(code: u8) -> Self {
         match code {
             0 => MemType::Uncachable,
             1 => MemType::WriteCombining,
@@ -31,7 +36,7 @@ impl MemType {
     }
 
     /// From the kernel's printed name (`write-back`, `uncachable`, ...).
-    pub fn from_name(name: &str) -> Option<Self> {
+    pub(crate) fn from_name(name: &str) -> Option<Self> {
         Some(match name {
             "uncachable" => MemType::Uncachable,
             "write-combining" => MemType::WriteCombining,
@@ -73,6 +78,7 @@ impl Serialize for MemType {
 /// IA32_MTRR_DEF_TYPE, decoded.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DefType {
+    /// The register's value.
     pub raw: u64,
     /// Bit 11: MTRRs enabled.
     pub enabled: bool,
@@ -112,11 +118,15 @@ fn on_off(on: bool) -> &'static str {
 /// One enabled variable-range MTRR as a range of physical addresses.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct VariableRange {
+    /// The register's number.
     pub reg: u32,
+    /// The range's first physical address.
     pub base: u64,
     /// Last address of the range (inclusive).
     pub end: u64,
+    /// Its size (the lowest set bit of the mask).
     pub size_bytes: u64,
+    /// Its memory type.
     pub mem_type: MemType,
     /// Physical address width implied by the mask (its highest set bit + 1).
     pub phys_bits: u32,
@@ -150,7 +160,7 @@ pub fn decode_variable(reg: u32, base_msr: u64, mask_msr: u64) -> Option<Variabl
 
 /// A variable range from base and mask addresses (as `mtrr=debug` prints them); `None`
 /// for an empty mask.
-pub fn range_from_addresses(
+pub(crate) fn range_from_addresses(
     reg: u32,
     base: u64,
     mask: u64,
@@ -184,8 +194,11 @@ pub fn range_from_addresses(
 /// its eight sub-ranges.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FixedMsr {
+    /// The MSR's name (`MTRRfix4K_C0000`).
     pub name: &'static str,
+    /// The first address it covers.
     pub start: u32,
+    /// The size of each of its eight sub-ranges.
     pub unit: u32,
 }
 
@@ -211,8 +224,11 @@ const fn fixed(name: &'static str, start: u32, unit: u32) -> FixedMsr {
 /// A range of the first MiB with one memory type (inclusive end).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FixedRange {
+    /// The first address of the sub-range.
     pub start: u32,
+    /// Its last address.
     pub end: u32,
+    /// Its memory type.
     pub mem_type: MemType,
 }
 

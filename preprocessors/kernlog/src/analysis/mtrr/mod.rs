@@ -16,9 +16,16 @@ mod model;
 mod proc;
 
 pub use collector::MtrrCollector;
-pub use decode::*;
-pub use model::*;
-pub use proc::*;
+pub use decode::{
+    DefType, FIXED_MSRS, FixedMsr, FixedRange, MemType, VariableRange, decode_deftype,
+    decode_fixed, decode_variable, fixed_msr_index, fixed_msr_position,
+};
+pub use model::{
+    BitsMismatch, BootTable, MtrrLog, MtrrRun, MtrrWarning, RegisterChange, changed_cpus,
+    fixed_differences,
+};
+pub(crate) use proc::changed_proc_registers;
+pub use proc::{ProcMtrrEntry, parse_proc_mtrr_line};
 
 #[cfg(test)]
 mod tests;

@@ -7,32 +7,49 @@ use super::proc::ProcMtrrEntry;
 /// A boot-time `mtrr=debug` table.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct BootTable {
+    /// The table's first line.
     pub line: u64,
+    /// The default memory type, when the table prints it.
     pub default_type: Option<MemType>,
+    /// Whether the fixed ranges are enabled, when the table says.
     pub fixed_enabled: Option<bool>,
+    /// Whether the variable ranges are enabled, when the table says.
     pub variable_enabled: Option<bool>,
+    /// The fixed ranges of the first MiB.
     pub fixed: Vec<FixedRange>,
+    /// The variable ranges in use.
     pub variable: Vec<VariableRange>,
+    /// The variable registers the table shows as disabled.
     pub disabled: Vec<u32>,
     /// The `MTRR map:` summary line and its entries, when the kernel prints one.
     pub map_summary: Option<String>,
+    /// The `MTRR map:` entries: first address, last address, memory type.
     pub map: Vec<(u64, u64, MemType)>,
 }
 
 /// One register rewrite reported by the debug patch.
 #[derive(Debug, Clone, PartialEq)]
 pub enum RegisterChange {
+    /// A variable base/mask pair rewritten.
     Variable {
+        /// The register's number.
         reg: u32,
+        /// The line that shows it.
         line: u64,
+        /// The range before; `None` when it was disabled.
         before: Option<VariableRange>,
+        /// The range after; `None` when it is disabled.
         after: Option<VariableRange>,
     },
+    /// A fixed-range MSR rewritten.
     Fixed {
         /// Index into [`FIXED_MSRS`](super::FIXED_MSRS).
         msr: usize,
+        /// The line that shows it.
         line: u64,
+        /// The MSR's value before.
         before: u64,
+        /// Its value after.
         after: u64,
     },
 }
@@ -40,8 +57,11 @@ pub enum RegisterChange {
 /// One pass of the kernel's MTRR set routine on one CPU: `disable:` .. `enable:`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct MtrrRun {
+    /// The CPU it ran on.
     pub cpu: u32,
+    /// Its first line (`disable:`).
     pub line: u64,
+    /// Its stamp in microseconds on the log's clock, when the line has one.
     pub time_us: Option<i64>,
     /// The `changes:` flags as printed (`VFT`, `___`); `None` if the line is missing.
     pub flags: Option<String>,
@@ -49,6 +69,7 @@ pub struct MtrrRun {
     pub deftype_before: Option<DefType>,
     /// IA32_MTRR_DEF_TYPE as written back (the `enable:` line's new value).
     pub deftype_after: Option<DefType>,
+    /// The registers it rewrote, in log order.
     pub changes: Vec<RegisterChange>,
 }
 
@@ -145,7 +166,9 @@ pub fn fixed_differences(
 /// A line of kernel text that mentions a problem with the MTRRs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MtrrWarning {
+    /// Its number.
     pub line: u64,
+    /// Its text.
     pub text: String,
 }
 
@@ -153,24 +176,33 @@ pub struct MtrrWarning {
 /// garbled capture.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BitsMismatch {
+    /// Its number.
     pub line: u64,
 }
 
 /// Everything MTRR-related found in a log.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct MtrrLog {
+    /// The boot-time `mtrr=debug` tables, in log order.
     pub boot_tables: Vec<BootTable>,
+    /// The `/proc/mtrr` dumps, in log order.
     pub proc_dumps: Vec<Vec<ProcMtrrEntry>>,
+    /// The runs of the debug patch, in log order.
     pub runs: Vec<MtrrRun>,
+    /// The kernel's MTRR warnings, in log order.
     pub warnings: Vec<MtrrWarning>,
+    /// Debug lines whose `[bits ...]` field does not match.
     pub bits_mismatches: Vec<BitsMismatch>,
+    /// Lines that start like the debug patch's (`MTRR cpu N `) but do not read as one of
+    /// its lines: edited, or cut short.
+    pub unread: Vec<u64>,
     /// Items and parts read but not kept (see [`crate::analysis::limits`]).
     pub not_kept: u64,
 }
 
 impl MtrrLog {
     /// Each CPU's runs, in log order, CPUs ascending: one pass however many CPUs.
-    pub fn runs_by_cpu(&self) -> std::collections::BTreeMap<u32, Vec<&MtrrRun>> {
+    pub(crate) fn runs_by_cpu(&self) -> std::collections::BTreeMap<u32, Vec<&MtrrRun>> {
         let mut by_cpu: std::collections::BTreeMap<u32, Vec<&MtrrRun>> = Default::default();
         for run in &self.runs {
             by_cpu.entry(run.cpu).or_default().push(run);
@@ -192,7 +224,7 @@ impl MtrrLog {
     }
 
     /// Secondary CPUs whose registers disagreed with the boot CPU's saved state.
-    pub fn inconsistent_aps(&self) -> Vec<u32> {
+    pub(crate) fn inconsistent_aps(&self) -> Vec<u32> {
         self.changed_cpus()
             .into_iter()
             .filter(|c| *c != 0)

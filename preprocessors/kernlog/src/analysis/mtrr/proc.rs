@@ -6,10 +6,15 @@ use super::decode::MemType;
 /// One `/proc/mtrr` register line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ProcMtrrEntry {
+    /// The register's number (`reg01`).
     pub reg: u32,
+    /// The range's first address.
     pub base: u64,
+    /// Its size in bytes.
     pub size_bytes: u64,
+    /// `count=`, when the line has it.
     pub count: Option<u32>,
+    /// Its memory type.
     pub mem_type: MemType,
 }
 
@@ -22,7 +27,7 @@ impl ProcMtrrEntry {
 
 /// The registers that differ between two `/proc/mtrr` dumps (present in one only, or
 /// with another base, size or type), in register order.
-pub fn changed_proc_registers(old: &[ProcMtrrEntry], new: &[ProcMtrrEntry]) -> Vec<u32> {
+pub(crate) fn changed_proc_registers(old: &[ProcMtrrEntry], new: &[ProcMtrrEntry]) -> Vec<u32> {
     // The first line of each register, by register: one pass over each dump.
     let by_reg = |dump: &[ProcMtrrEntry]| {
         let mut map = std::collections::HashMap::new();

@@ -1,5 +1,6 @@
 //! Decoding and collecting on small hand-written inputs.
 
+use super::decode::range_from_addresses;
 use super::*;
 
 #[test]

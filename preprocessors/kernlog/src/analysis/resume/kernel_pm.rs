@@ -13,7 +13,7 @@ use super::model::AbortCause;
 
 /// What one kernel message says of a failure.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum PmFailure {
+pub(crate) enum PmFailure {
     /// The attempt is abandoned before the system slept.
     Abort(AbortCause),
     /// A device's callback failed at one step (`suspend async`, `resume`, `thaw`, ...); a
@@ -23,7 +23,7 @@ pub enum PmFailure {
 
 /// A device that failed one step of a suspend or resume.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FailedDevice {
+pub(crate) struct FailedDevice {
     /// The device as the kernel names it (`0000:00:01.3`, `nouveau 0000:01:00.0`).
     pub device: String,
     /// The step as the kernel names it: `suspend async`, `resume`, `thaw`, ...
@@ -51,7 +51,7 @@ impl FailedDevice {
 
 impl PmFailure {
     /// True when the failure abandons the attempt.
-    pub fn aborts(&self) -> bool {
+    pub(crate) fn aborts(&self) -> bool {
         match self {
             PmFailure::Abort(_) => true,
             PmFailure::Device(d) => d.suspending(),
@@ -59,7 +59,7 @@ impl PmFailure {
     }
 
     /// Why the attempt is abandoned, when it is.
-    pub fn abort_cause(&self) -> Option<AbortCause> {
+    pub(crate) fn abort_cause(&self) -> Option<AbortCause> {
         match self {
             PmFailure::Abort(cause) => Some(*cause),
             PmFailure::Device(d) => d.suspending().then_some(AbortCause::Device),
@@ -70,7 +70,7 @@ impl PmFailure {
 /// What one record's message says of a failed suspend or resume, when the message has the
 /// kernel's form; `facility` is the record's syslog facility when the record carries one
 /// (`/dev/kmsg`'s `prio >> 3`), and any but the kernel's (0) is no kernel message.
-pub fn pm_failure(facility: Option<u8>, message: &str) -> Option<PmFailure> {
+pub(crate) fn pm_failure(facility: Option<u8>, message: &str) -> Option<PmFailure> {
     if facility.is_some_and(|f| f != 0) {
         return None;
     }

@@ -21,8 +21,11 @@ mod step;
 mod tracker;
 
 pub use classify::is_marker;
-pub use kernel_pm::{FailedDevice, PmFailure, pm_failure};
-pub use model::*;
+pub use model::{
+    ABORT_DETAILS_KEPT, AbortCause, AbortDetail, Aborted, Asleep, AsleepSource, CpuBringup,
+    CpuFailure, Cycle, DeviceFailure, Event, FAILED_DEVICES_KEPT, GAPS_KEPT, Gap, Outcome,
+    OutcomeState, Phase, PhaseName, ResumeEvidence, SleepMode,
+};
 pub use step::{SuspendStep, suspend_step};
 pub use tracker::CycleTracker;
 

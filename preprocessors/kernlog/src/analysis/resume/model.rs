@@ -11,7 +11,9 @@ pub const GAPS_KEPT: usize = 5;
 /// A marked point of the log: line number and time.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Event {
+    /// Its line number, from 1.
     pub line: u64,
+    /// Its stamp, when the line has one.
     pub time: Option<Time>,
 }
 
@@ -50,6 +52,7 @@ pub enum SleepMode {
 /// The named spans of a cycle, in the order they happen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum PhaseName {
     /// Freezing user space and freezable kernel threads.
     Freeze,
@@ -74,8 +77,11 @@ pub enum PhaseName {
 /// One named span with its ends.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Phase {
+    /// Which span.
     pub name: PhaseName,
+    /// The line that starts it.
     pub start: Event,
+    /// The line that ends it.
     pub end: Event,
 }
 
@@ -109,6 +115,7 @@ impl SleepMode {
 }
 
 impl Phase {
+    /// Its length in milliseconds of kernel time; `None` without usable stamps.
     pub fn ms(&self) -> Option<f64> {
         self.end.ms_since(&self.start)
     }
@@ -117,10 +124,13 @@ impl Phase {
 /// The bring-up of one secondary CPU on resume.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CpuBringup {
+    /// The CPU's number.
     pub cpu: u32,
     /// `0x2` as printed on the Booting line (x86 only).
     pub apic: Option<String>,
+    /// `Booting Node N Processor n` (or the architecture's line for it).
     pub booting: Option<Event>,
+    /// `CPUn is up`.
     pub up: Option<Event>,
 }
 
@@ -134,26 +144,39 @@ impl CpuBringup {
 /// An `Error taking CPU%d up: %d` line.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CpuFailure {
+    /// The CPU's number.
     pub cpu: u32,
+    /// The error number the kernel gives.
     pub error: i32,
+    /// The line that says so.
     pub line: u64,
 }
 
 /// Silence between two consecutive kernel records.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Gap {
+    /// The last record before the silence.
     pub from: Event,
+    /// The first record after it.
     pub to: Event,
+    /// Its length in microseconds.
     pub us: i64,
 }
 
 /// One suspend/resume cycle, complete or as much of it as the log shows.
 #[derive(Debug, Clone, Default, PartialEq)]
+#[non_exhaustive]
 pub struct Cycle {
     /// 0-based index of the boot (segment) the cycle belongs to.
     pub boot: usize,
+    /// The sleep state, when the log names it.
     pub mode: Option<SleepMode>,
+    /// The cycle's first line.
     pub first_line: u64,
+    /// The kmsg sequence number of the first line, in a `/dev/kmsg` log: how a capture's
+    /// cycles are found in its log.
+    pub first_seq: Option<u64>,
+    /// The cycle's last line.
     pub last_line: u64,
     /// `PM: suspend entry` (or the older `PM: Syncing filesystems`).
     pub entry: Option<Event>,
@@ -166,17 +189,25 @@ pub struct Cycle {
     /// Some devices failed to suspend`, `Freezing ... failed`): the system never slept, so
     /// the cycle has no resume figures.
     pub aborted: Option<Aborted>,
+    /// `ACPI: Low-level resume complete` (or `resume from suspend-to-idle`).
     pub low_level_resume: Option<Event>,
+    /// `Enabling non-boot CPUs ...`.
     pub enable_start: Option<Event>,
     /// `End enabling non-boot CPUs` (older kernels).
     pub enable_end: Option<Event>,
+    /// `Waking up from system sleep state`.
     pub wake: Option<Event>,
+    /// The first `ACPI: EC: interrupt unblocked` after the wake.
     pub ec_unblock: Option<Event>,
     /// Last record before the resume began: the end of the suspend half.
     pub last_suspend_record: Option<Event>,
+    /// The spans the log shows, in the order they happen.
     pub phases: Vec<Phase>,
+    /// Secondary CPUs brought up on resume, in log order.
     pub cpus: Vec<CpuBringup>,
+    /// CPUs taken offline for the suspend.
     pub offlined: Vec<u32>,
+    /// CPUs the kernel failed to bring up.
     pub failures: Vec<CpuFailure>,
     /// The largest gaps, longest first, at most [`GAPS_KEPT`].
     pub gaps: Vec<Gap>,
@@ -185,6 +216,7 @@ pub struct Cycle {
     /// Devices that failed a step of the suspend or resume, in log order, at most
     /// [`FAILED_DEVICES_KEPT`]; `failed_devices_not_kept` counts the others.
     pub failed_devices: Vec<DeviceFailure>,
+    /// Failed devices beyond those kept.
     pub failed_devices_not_kept: u64,
     /// The time asleep, where the log says it.
     pub asleep: Option<Asleep>,
@@ -197,6 +229,7 @@ pub const FAILED_DEVICES_KEPT: usize = 16;
 
 /// A line that shows the system came back from the sleep.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ResumeEvidence {
     /// `Low-level resume complete`, `resume from suspend-to-idle`.
     LowLevelResume,
@@ -240,9 +273,13 @@ impl ResumeEvidence {
 /// error -5`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DeviceFailure {
+    /// The line that says so.
     pub line: u64,
+    /// The device's name as the kernel prints it.
     pub device: String,
+    /// The step as the kernel words it (`suspend async`, `resume`, `thaw`, ...).
     pub step: String,
+    /// The error number the kernel gives.
     pub error: i32,
 }
 
@@ -260,16 +297,22 @@ pub enum AsleepSource {
 /// The time asleep of one cycle and where the log tells it.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Asleep {
+    /// Seconds asleep.
     pub seconds: f64,
+    /// Where the log tells it.
     pub source: AsleepSource,
+    /// The line it was read from.
     pub line: u64,
 }
 
 /// What became of an attempt, as far as the log shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
+#[non_exhaustive]
 pub enum OutcomeState {
+    /// A line of the way back shows the system came back.
     Resumed,
+    /// A line abandoned the attempt before the system slept.
     Aborted,
     /// A new boot or another attempt follows without a resume line.
     DidNotResume,
@@ -280,19 +323,24 @@ pub enum OutcomeState {
 /// An attempt's outcome and the line that decides it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Outcome {
+    /// Resumed, aborted, or no resume line.
     pub state: OutcomeState,
     /// Why, in words: the abort's cause, the resume's evidence, or what follows.
     pub cause: String,
+    /// The line that decides it: the one that shows the resume, the abort, or the entry.
     pub line: u64,
 }
 
 /// Why a suspend attempt was abandoned.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Aborted {
+    /// The aborting line's number.
     pub line: u64,
     /// The aborting line's place in time.
     pub event: Event,
+    /// Its text.
     pub message: String,
+    /// What abandoned the attempt.
     pub cause: AbortCause,
     /// The lines that tell more, in log order, at most [`ABORT_DETAILS_KEPT`]: tasks that
     /// refused to freeze, devices whose suspend callback failed, active wakeup sources.
@@ -305,6 +353,7 @@ pub const ABORT_DETAILS_KEPT: usize = 8;
 /// What abandoned a suspend attempt, as far as its lines tell.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
 pub enum AbortCause {
     /// The freezer gave up: tasks refused to freeze.
     Freezer,
@@ -337,8 +386,11 @@ impl AbortCause {
 /// One line that tells more about an aborted attempt.
 #[derive(Debug, Clone, PartialEq)]
 pub struct AbortDetail {
+    /// Its number.
     pub line: u64,
+    /// The cause it points at.
     pub cause: AbortCause,
+    /// Its text.
     pub text: String,
 }
 
@@ -445,7 +497,7 @@ impl Cycle {
 
     /// CPUs whose Booting line has no `CPUn is up`, and CPUs taken offline that never
     /// came back (when the log shows both halves).
-    pub fn cpus_not_up(&self) -> Vec<u32> {
+    pub(crate) fn cpus_not_up(&self) -> Vec<u32> {
         let mut missing: Vec<u32> = self
             .cpus
             .iter()
@@ -464,6 +516,23 @@ impl Cycle {
         missing.sort_unstable();
         missing.dedup();
         missing
+    }
+
+    /// True when a suspend attempt (its entry or its low-level resume is in the log) takes
+    /// CPUs down or brings them up before its exit, but the log has no `Enabling non-boot
+    /// CPUs` line for it: which CPUs came back, and how, is not shown. CPUs put online by
+    /// hand after the exit, or outside any attempt, are ordinary hotplug.
+    pub fn thaw_missing(&self) -> bool {
+        let exit = self.exit.map_or(u64::MAX, |e| e.line);
+        let attempt = self.entry.is_some() || self.low_level_resume.is_some();
+        attempt
+            && self.enable_start.is_none()
+            && (!self.offlined.is_empty()
+                || self
+                    .cpus
+                    .iter()
+                    .filter_map(|c| c.booting.or(c.up))
+                    .any(|e| e.line < exit))
     }
 
     /// True when the log shows the resume: the low-level resume, CPUs enabled or up, the

@@ -49,6 +49,7 @@ impl Open {
             cycle: Cycle {
                 boot,
                 first_line: first.line,
+                first_seq: first.seq,
                 last_line: first.line,
                 ..Cycle::default()
             },

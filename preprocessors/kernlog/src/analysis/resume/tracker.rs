@@ -43,6 +43,7 @@ pub struct CycleTracker {
 const HELD_MAX: usize = 16;
 
 impl CycleTracker {
+    /// A tracker that has seen no record yet.
     pub fn new() -> Self {
         Self::default()
     }
@@ -209,7 +210,7 @@ impl CycleTracker {
 
     /// Cycles after the first [`CYCLES_KEPT`], and lines about CPUs beyond the first
     /// [`CPUS_KEPT`] of a cycle, that were read but not kept.
-    pub fn not_kept(&self) -> (u64, u64) {
+    pub(crate) fn not_kept(&self) -> (u64, u64) {
         (self.cycles_not_kept, self.cpu_lines_not_kept)
     }
 

@@ -9,6 +9,7 @@ pub const FORMAT: &str = "kernlog-capture/1";
 /// The whole of `capture.yaml`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Capture {
+    /// [`FORMAT`]: the layout of the file.
     pub format: String,
     /// `kernlog VERSION`.
     pub tool: String,
@@ -16,17 +17,27 @@ pub struct Capture {
     pub started: String,
     /// The tester's `--label`, free text.
     pub label: String,
+    /// How the suspend was requested.
     pub method: Method,
+    /// What wakes the machine.
     pub wake: Wake,
+    /// Seconds from the request to the wake alarm.
     pub wake_after_s: u64,
+    /// Seconds an attempt may take before it counts as not resumed.
     pub timeout_s: u64,
+    /// The running kernel.
     pub kernel: Kernel,
+    /// The machine.
     pub machine: Machine,
     /// `/sys/power/mem_sleep` as read, e.g. `s2idle [deep]`; `None` if absent.
     pub mem_sleep: Option<String>,
+    /// The CPUs online before the first suspend.
     pub cpus_online: Vec<u32>,
+    /// Attempts asked for.
     pub cycles_requested: u32,
+    /// The attempts made, in order.
     pub cycles: Vec<CapturedCycle>,
+    /// Whether every attempt resumed.
     pub verdict: Verdict,
 }
 
@@ -60,9 +71,13 @@ pub struct Kernel {
 /// The machine from `/sys/class/dmi/id`; `None` where not readable.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Machine {
+    /// `sys_vendor`.
     pub sys_vendor: Option<String>,
+    /// `product_name`.
     pub product_name: Option<String>,
+    /// `bios_version`.
     pub bios_version: Option<String>,
+    /// `bios_date`.
     pub bios_date: Option<String>,
 }
 
@@ -73,16 +88,22 @@ pub struct CapturedCycle {
     pub n: u32,
     /// When the suspend was requested (UTC).
     pub requested: String,
+    /// How the attempt ended.
     pub outcome: Outcome,
     /// What went wrong or what was seen, e.g. the error of an aborted attempt.
     pub detail: Option<String>,
     /// The bundle path of the MTRR dump after this resume; `None` if not read.
     pub mtrr: Option<String>,
+    /// The kernel's sequence number of the first record of `kernel.log` after the request:
+    /// where the cycle starts in the log (absent in bundles of earlier versions).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub log_from_seq: Option<u64>,
 }
 
 /// How an attempt ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
 pub enum Outcome {
     /// The machine suspended and came back; the resume finished.
     Resumed,
@@ -97,7 +118,7 @@ pub enum Outcome {
 
 impl Outcome {
     /// The outcome a reader takes: a cycle left `suspending` did not resume.
-    pub fn settled(self) -> Outcome {
+    pub(crate) fn settled(self) -> Outcome {
         match self {
             Outcome::Suspending => Outcome::DidNotResume,
             other => other,
@@ -118,6 +139,7 @@ impl Outcome {
 /// The capture as a whole: every requested cycle resumed, or why not.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Verdict {
+    /// Every requested attempt resumed.
     Complete,
     /// `incomplete (why)`.
     Incomplete(String),

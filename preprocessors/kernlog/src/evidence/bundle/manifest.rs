@@ -9,31 +9,39 @@ pub struct ManifestEntry {
     pub path: String,
     /// `kernlog capture VERSION`.
     pub source: String,
+    /// What the file holds (`kmsg`, `msr-dump`, ...).
     pub kind: String,
     /// The command line that produced the capture.
     pub command: String,
     /// `uname -r` of the kernel that produced it.
     pub kernel: String,
+    /// How the kernel release is known (`recorded by kernlog capture` in a bundle).
     pub kernel_evidence: String,
     /// The tester's label: the kernel and patch the capture follows.
     pub follows: String,
+    /// What the file is, in words.
     pub description: String,
     /// Log records (for YAML files: entries of the main list; for dumps: CPUs).
     pub records: u64,
+    /// Lines of the file.
     pub lines: u64,
 }
 
 /// What every entry of one bundle shares.
 #[derive(Debug, Clone, PartialEq)]
 pub struct EntryCommon {
+    /// `kernlog capture VERSION`.
     pub source: String,
+    /// The command line that produced the capture.
     pub command: String,
+    /// `uname -r` of the kernel that produced it.
     pub kernel: String,
+    /// The tester's label: the kernel and patch the capture follows.
     pub follows: String,
 }
 
 /// How `kernlog capture` names itself as the evidence of the kernel release.
-pub const KERNEL_EVIDENCE: &str = "recorded by kernlog capture";
+pub(crate) const KERNEL_EVIDENCE: &str = "recorded by kernlog capture";
 
 impl EntryCommon {
     /// The entry of one file, its line count taken from its text.
@@ -84,6 +92,6 @@ pub fn render_manifest(entries: &[ManifestEntry]) -> String {
 }
 
 /// Reads a manifest's text.
-pub fn parse_manifest(text: &str) -> Result<Vec<ManifestEntry>, String> {
+pub(crate) fn parse_manifest(text: &str) -> Result<Vec<ManifestEntry>, String> {
     crate::parse::yaml::from_str(text).map_err(|e| e.to_string())
 }

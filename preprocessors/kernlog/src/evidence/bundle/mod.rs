@@ -18,10 +18,14 @@ mod manifest;
 mod msr;
 mod read;
 
-pub use capture::*;
-pub use manifest::*;
+pub use capture::{
+    Capture, CapturedCycle, FORMAT, Kernel, Machine, Method, Outcome, Verdict, Wake, utc_stamp,
+};
+pub use manifest::{EntryCommon, ManifestEntry, count_kmsg_records, count_lines, render_manifest};
 pub(crate) use msr::clip;
-pub use msr::*;
+pub use msr::{
+    CpuMtrrs, DumpError, MSR_MTRRCAP, MtrrRegisters, parse_dump, read_registers, render_dump,
+};
 pub use read::{
     Bundle, BundleError, BundleFiles, DUMP_CAP, DUMPS_CAP, LOG_CAP, MAX_CPUS, MAX_CYCLES,
     MemberError, MemberPath, MemoryFiles, YAML_CAP, read_bundle,

@@ -11,11 +11,11 @@ use std::fmt::Write as _;
 /// IA32_MTRRCAP: bits 0-7 the count of variable ranges, bit 8 fixed ranges supported.
 pub const MSR_MTRRCAP: u32 = 0xfe;
 /// IA32_MTRR_DEF_TYPE.
-pub const MSR_DEF_TYPE: u32 = 0x2ff;
+pub(crate) const MSR_DEF_TYPE: u32 = 0x2ff;
 /// The first variable-range base register (IA32_MTRR_PHYSBASE0); masks follow each base.
-pub const MSR_PHYSBASE0: u32 = 0x200;
+pub(crate) const MSR_PHYSBASE0: u32 = 0x200;
 /// The eleven fixed-range MSRs, in the order of the dump.
-pub const FIXED_RANGE_MSRS: [u32; 11] = [
+pub(crate) const FIXED_RANGE_MSRS: [u32; 11] = [
     0x250, 0x258, 0x259, 0x268, 0x269, 0x26a, 0x26b, 0x26c, 0x26d, 0x26e, 0x26f,
 ];
 
@@ -33,7 +33,9 @@ pub struct MtrrRegisters {
 /// One line of a dump: a CPU and its registers, or why they could not be read.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CpuMtrrs {
+    /// The CPU's number.
     pub cpu: u32,
+    /// Its registers, or why they could not be read.
     pub registers: Result<MtrrRegisters, String>,
 }
 
@@ -101,7 +103,9 @@ fn join(items: impl Iterator<Item = String>) -> String {
 /// Why a dump line could not be read: its number (from 1) and what is wrong.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DumpError {
+    /// The line's number, from 1.
     pub line: usize,
+    /// What is wrong.
     pub message: String,
 }
 

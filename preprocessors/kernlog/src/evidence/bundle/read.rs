@@ -9,9 +9,10 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
+use super::manifest::parse_manifest;
 use super::{
     CAPTURE_FILE, Capture, CpuMtrrs, FORMAT, KERNEL_LOG, MANIFEST_FILE, MTRR_BOOT, ManifestEntry,
-    mtrr_after_cycle, parse_dump, parse_manifest,
+    mtrr_after_cycle, parse_dump,
 };
 
 /// The most cycles a bundle may hold (`kernlog capture --cycles` accepts 1 to 99).
@@ -25,8 +26,9 @@ pub const LOG_CAP: u64 = 64 * 1024 * 1024;
 /// The most bytes of one MTRR dump (8,192 CPUs with 10 variable ranges take under 6 MB).
 pub const DUMP_CAP: u64 = 8 * 1024 * 1024;
 /// The most bytes of all the dumps of a bundle together (99 resumes of 64 CPUs take under
-/// 4 MB), so that a small archive cannot unpack into a bundle that fills the memory.
-pub const DUMPS_CAP: u64 = 64 * 1024 * 1024;
+/// 4 MB), so that a small archive cannot unpack into a bundle that fills the memory, and two
+/// bundles at every bound (`compare`, `report`) stay under 200 MB.
+pub const DUMPS_CAP: u64 = 32 * 1024 * 1024;
 
 /// A path inside a bundle: one or two parts (`kernel.log`, `mtrr/boot.txt`) of ASCII
 /// letters, digits, `.`, `_` and `-`, neither part empty nor starting with a dot.
@@ -87,7 +89,10 @@ pub enum MemberError {
     /// There, but not a regular file: a link, a folder, a FIFO, a device or a socket.
     NotAFile(&'static str),
     /// Larger than the cap for that member.
-    TooLarge { cap: u64 },
+    TooLarge {
+        /// The cap, in bytes.
+        cap: u64,
+    },
     /// The system's error, in its words (no path, no content).
     Unreadable(String),
 }
@@ -143,8 +148,11 @@ impl BundleFiles for MemoryFiles {
 pub struct BundleError {
     /// The member at fault (`capture.yaml`, `mtrr/after-cycle-2.txt`).
     pub member: String,
+    /// The member's line at fault, when known.
     pub line: Option<usize>,
+    /// What is wrong.
     pub message: String,
+    /// What to do about it, when there is a hint.
     pub hint: Option<String>,
 }
 
@@ -176,7 +184,9 @@ pub(crate) fn error(member: &str, message: impl Into<String>, hint: Option<&str>
 /// Everything a bundle holds, read and checked.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Bundle {
+    /// `capture.yaml`.
     pub capture: Capture,
+    /// `MANIFEST.yaml`.
     pub manifest: Vec<ManifestEntry>,
     /// `kernel.log`, in `/dev/kmsg` record format.
     pub log: Vec<u8>,

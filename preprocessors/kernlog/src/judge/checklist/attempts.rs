@@ -8,6 +8,7 @@ use super::{Item, Status};
 
 /// What the log shows of one suspend attempt.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum Attempt {
     /// Slept and came back, with the secondary CPUs brought up again.
     Resumed,
@@ -15,10 +16,25 @@ pub enum Attempt {
     /// lines are missing): nothing of the fix to check there.
     ResumedWithoutBringup,
     /// Abandoned before the system slept (freezer, a device's suspend callback, a pending
-    /// wakeup): `line`, `message` of the line that abandoned it.
-    Aborted { line: u64, message: String },
-    /// The log shows the suspend entry at `line` and nothing of a resume after it.
-    DidNotResume { line: u64 },
+    /// wakeup).
+    Aborted {
+        /// The line that abandoned it.
+        line: u64,
+        /// Its text.
+        message: String,
+    },
+    /// The log shows the suspend entry, nothing of a resume after it, and then another
+    /// attempt or a new boot: the machine did not come back.
+    DidNotResume {
+        /// The suspend entry's line.
+        line: u64,
+    },
+    /// The log ends during the attempt: cut off there, or the machine never came back; the
+    /// log alone cannot tell which.
+    LogEnds {
+        /// The suspend entry's line.
+        line: u64,
+    },
 }
 
 /// The outcome of `cycle`, from the cycle's own (see [`Cycle::outcome`]).
@@ -31,9 +47,8 @@ pub fn attempt(cycle: &Cycle) -> Attempt {
     }
     let outcome = cycle.outcome();
     match (outcome.state, cycle.entry) {
-        (OutcomeState::DidNotResume | OutcomeState::Suspending, Some(entry)) => {
-            Attempt::DidNotResume { line: entry.line }
-        }
+        (OutcomeState::DidNotResume, Some(entry)) => Attempt::DidNotResume { line: entry.line },
+        (OutcomeState::Suspending, Some(entry)) => Attempt::LogEnds { line: entry.line },
         _ if cycle.enable_start.is_none() && cycle.cpus.is_empty() => {
             Attempt::ResumedWithoutBringup
         }
@@ -103,8 +118,13 @@ pub fn not_resumed(cycles: &[Cycle]) -> Vec<String> {
                     message.trim()
                 )),
                 Attempt::DidNotResume { line } => Some(format!(
-                    "attempt {n} did not resume (suspend at line {line}, no resume line after \
-                     it: the machine did not come back, or the log was cut there)"
+                    "attempt {n} did not resume (suspend at line {line}, and the next attempt \
+                     or boot with no resume line before it)"
+                )),
+                Attempt::LogEnds { line } => Some(format!(
+                    "the log ends during attempt {n} (suspend at line {line}): cut off there, or \
+                     the machine never came back; the log of the boot after it \
+                     (journalctl -k -b -1 shows the one before) or a capture bundle tells which"
                 )),
             }
         })
@@ -112,14 +132,17 @@ pub fn not_resumed(cycles: &[Cycle]) -> Vec<String> {
 }
 
 /// The item "every attempt resumed": FAIL for an attempt that never came back (a hang is a
-/// failure), SKIP when some were aborted or had no bring-up (not tested), PASS otherwise.
+/// failure), SKIP when some were aborted, had no bring-up or were cut off by the end of the
+/// log (not tested), PASS otherwise.
 pub fn attempts_item(cycles: &[Cycle]) -> Item {
     let name = "every attempt resumed";
     let outcomes: Vec<Attempt> = cycles.iter().map(attempt).collect();
     let lines = outcomes
         .iter()
         .filter_map(|a| match a {
-            Attempt::Aborted { line, .. } | Attempt::DidNotResume { line } => Some(*line),
+            Attempt::Aborted { line, .. }
+            | Attempt::DidNotResume { line }
+            | Attempt::LogEnds { line } => Some(*line),
             _ => None,
         })
         .collect();
@@ -184,6 +207,7 @@ mod tests {
 [   40.200000] PM: suspend exit
 [   50.000000] PM: suspend entry (deep)
 [   50.000100] PM: Syncing filesystems ... done.
+[    0.000000] Linux version 7.3.4 (builder@host) #1 SMP PREEMPT_DYNAMIC
 ";
         let a = analyze_str(log);
         let outcomes: Vec<Attempt> = a.cycles.iter().map(attempt).collect();
@@ -199,5 +223,25 @@ mod tests {
         assert!(item.reason.contains("attempt 1 aborted at line 3"));
         assert!(item.reason.contains("attempt 3 did not resume"));
         assert_eq!(item.lines, vec![3, 10]);
+    }
+
+    #[test]
+    fn a_log_that_ends_during_an_attempt_is_no_failure() {
+        // Cut off right after the entry: nothing shows whether the machine came back.
+        let log = "\
+[   40.000000] PM: suspend entry (deep)
+[   40.000100] Filesystems sync: 0.001 seconds
+[   40.001000] Freezing user space processes
+";
+        let a = analyze_str(log);
+        assert_eq!(attempt(&a.cycles[0]), Attempt::LogEnds { line: 1 });
+        let item = attempts_item(&a.cycles);
+        assert_eq!(item.status, Status::Skip, "{item:?}");
+        assert!(
+            item.reason.contains("the log ends during attempt 1"),
+            "{}",
+            item.reason
+        );
+        assert!(!item.reason.contains("did not resume"), "{}", item.reason);
     }
 }

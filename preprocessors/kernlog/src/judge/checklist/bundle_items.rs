@@ -2,6 +2,8 @@
 //! `kernlog capture` recorded it (a machine that never came back leaves no log lines of
 //! its resume), and every CPU's MSRs after each resume, compared value by value.
 
+use std::collections::HashMap;
+
 use crate::evidence::bundle::{CpuMtrrs, MtrrRegisters, Outcome};
 use crate::evidence::{BundleContents, register_differences};
 
@@ -46,10 +48,11 @@ pub(super) fn not_resumed(captured: &BundleContents) -> (Vec<String>, bool) {
     (told, hung)
 }
 
-fn registers(dump: &[CpuMtrrs], cpu: u32) -> Option<&MtrrRegisters> {
+/// A dump's readable registers by CPU: one lookup per CPU, however many the dump lists.
+fn by_cpu(dump: &[CpuMtrrs]) -> HashMap<u32, &MtrrRegisters> {
     dump.iter()
-        .find(|c| c.cpu == cpu)
-        .and_then(|c| c.registers.as_ref().ok())
+        .filter_map(|c| Some((c.cpu, c.registers.as_ref().ok()?)))
+        .collect()
 }
 
 /// Compares every CPU of each dump after a resume with `reference(n, cpu)`; the item's
@@ -58,7 +61,7 @@ fn compare_dumps<'a>(
     captured: &'a BundleContents,
     name: &'static str,
     against: &str,
-    reference: impl Fn(&'a [CpuMtrrs], u32) -> Option<&'a MtrrRegisters>,
+    reference: impl Fn(&HashMap<u32, &'a MtrrRegisters>, u32) -> Option<&'a MtrrRegisters>,
 ) -> Item {
     let (mut differ, mut unshown, mut compared) = (Vec::new(), Vec::new(), 0usize);
     // Every CPU that was online must be in every dump: a dump that leaves CPUs out shows
@@ -72,6 +75,7 @@ fn compare_dumps<'a>(
         }
     }
     for (n, dump) in &captured.after {
+        let index = by_cpu(dump);
         let listed: std::collections::BTreeSet<u32> = dump.iter().map(|c| c.cpu).collect();
         let absent: Vec<String> = online.difference(&listed).map(u32::to_string).collect();
         if !absent.is_empty() {
@@ -85,7 +89,7 @@ fn compare_dumps<'a>(
                 unshown.push(format!("CPU {} after resume {n}", cpu.cpu));
                 continue;
             };
-            let Some(reference) = reference(dump, cpu.cpu) else {
+            let Some(reference) = reference(&index, cpu.cpu) else {
                 unshown.push(format!(
                     "CPU {} after resume {n} ({against} not read)",
                     cpu.cpu
@@ -139,14 +143,14 @@ pub(super) fn consistency_item(captured: &BundleContents) -> Option<Item> {
         captured,
         "every CPU consistent with the boot CPU",
         "the boot CPU's",
-        |dump, _| registers(dump, 0),
+        |dump, _| dump.get(&0).copied(),
     ))
 }
 
 /// "MTRRs as before the suspend": each CPU after each resume against its own dump before
 /// the first suspend; `None` without both dumps.
 pub(super) fn as_before_item(captured: &BundleContents) -> Option<Item> {
-    let boot = captured.boot.as_deref()?;
+    let boot = by_cpu(captured.boot.as_deref()?);
     if captured.after.is_empty() {
         return None;
     }
@@ -154,6 +158,6 @@ pub(super) fn as_before_item(captured: &BundleContents) -> Option<Item> {
         captured,
         "MTRRs as before the suspend",
         "its values before the first suspend",
-        move |_, cpu| registers(boot, cpu),
+        move |_, cpu| boot.get(&cpu).copied(),
     ))
 }

@@ -11,18 +11,23 @@ use crate::evidence::{BundleContents, Evidence};
 
 mod attempts;
 mod bundle_items;
+mod completeness;
+mod dump_agreement;
 mod mtrr_items;
 
 pub use attempts::{Attempt, attempt};
 use attempts::{attempts_item, devices_item, not_resumed, plural};
 use mtrr_items::{consistency_item, diagnostic_item, warnings_item};
 
-pub use crate::analysis::cycle_mtrr::{FIX_DIAGNOSTICS, is_fix_diagnostic};
+pub(crate) use crate::analysis::cycle_mtrr::is_fix_diagnostic;
 
 /// Outcome of one checklist item.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Status {
+    /// The log shows the item holds.
     Pass,
+    /// The log shows it does not.
     Fail,
     /// The log has no data for this item (e.g. no `mtrr=debug` output).
     Skip,
@@ -32,6 +37,7 @@ pub enum Status {
 }
 
 impl Status {
+    /// `PASS`, `FAIL`, `SKIP` or `WARN`.
     pub fn label(self) -> &'static str {
         match self {
             Status::Pass => "PASS",
@@ -45,9 +51,13 @@ impl Status {
 /// One item of the checklist.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Item {
+    /// What is checked, in a few words (`CPU bring-up time`).
     pub name: &'static str,
+    /// The item's outcome.
     pub status: Status,
+    /// Why, with the figures.
     pub reason: String,
+    /// The lines that show it.
     pub lines: Vec<u64>,
 }
 
@@ -64,6 +74,7 @@ pub enum Overall {
 }
 
 impl Overall {
+    /// `PASS`, `FAIL` or `UNKNOWN`.
     pub fn label(self) -> &'static str {
         match self {
             Overall::Pass => "PASS",
@@ -76,15 +87,17 @@ impl Overall {
 /// The whole checklist and its verdict.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Checklist {
+    /// The items, in a fixed order.
     pub items: Vec<Item>,
+    /// The first word of the verdict.
     pub overall: Overall,
     /// One line: PASS, FAIL or UNKNOWN, a colon, and what the log showed.
     pub verdict: String,
 }
 
 /// How to show the MTRR outcome when the log does not.
-pub const MTRR_HINT: &str = "to show it, boot with mtrr=debug and the debug patch, or capture \
-                             the MSRs with `kernlog capture`";
+pub(crate) const MTRR_HINT: &str = "to show it, boot with mtrr=debug and the debug patch (and \
+                             capture the MSRs with `kernlog capture` too)";
 
 /// Limits of the checklist.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -218,7 +231,24 @@ fn check_with(analysis: &Analysis, limits: Limits, captured: Option<&BundleConte
     let (diagnostic_item, restores) = diagnostic_item(analysis, &windows, &diagnostic);
     // The debug lines show the values at the time of each run; the dumps, where a bundle
     // has them, every register of every CPU once the resume was over.
-    let dumps = captured.and_then(bundle_items::consistency_item);
+    let mut dumps = captured.and_then(bundle_items::consistency_item);
+    // Dumps that contradict the log's own debug lines show nothing of either.
+    if let (Some(item), Some(c)) = (dumps.as_mut(), captured) {
+        let (told, lines) = dump_agreement::contradictions(analysis, &windows, c);
+        if !told.is_empty() {
+            let contradiction = format!(
+                "the captured MSRs contradict the log's MTRR debug lines: {}",
+                told.join("; ")
+            );
+            item.reason = if item.status == Status::Fail {
+                format!("{}; {contradiction}", item.reason)
+            } else {
+                contradiction
+            };
+            item.status = Status::Fail;
+            item.lines = lines;
+        }
+    }
     // Where the bundle has dumps, they have the last word: debug lines that pass do not
     // outvote dumps that differ or leave a resume out.
     let consistency = match (restores, dumps) {
@@ -240,6 +270,9 @@ fn check_with(analysis: &Analysis, limits: Limits, captured: Option<&BundleConte
     items.extend(as_before);
     items.push(warnings_item(analysis, &windows));
     items.push(devices_item(&analysis.cycles));
+    let whole = completeness::completeness_item(analysis, &windows, captured);
+    let whole_reason = (whole.status != Status::Pass).then(|| whole.reason.clone());
+    items.push(whole);
     let failed: Vec<&str> = items
         .iter()
         .filter(|i| i.status == Status::Fail)
@@ -247,7 +280,7 @@ fn check_with(analysis: &Analysis, limits: Limits, captured: Option<&BundleConte
         .collect();
     let n = windows.len();
     let shown = format!("{n} resume{} with a CPU bring-up", plural(n));
-    let (overall, mut verdict) = match restores {
+    let (overall, verdict) = match restores {
         _ if !failed.is_empty() => (Overall::Fail, format!("FAIL: {}", failed.join(", "))),
         Some(r) if consistent && r.changed > 0 => (
             Overall::Pass,
@@ -265,12 +298,16 @@ fn check_with(analysis: &Analysis, limits: Limits, captured: Option<&BundleConte
                  secondary CPU back with its MTRRs and every CPU with the boot CPU's values"
             ),
         ),
+        // A kernel without the fix ends a resume with the same values: the dumps show the
+        // state after it, not that the fix made it.
         None if consistent && from_dumps => (
-            Overall::Pass,
+            Overall::Unknown,
             format!(
-                "PASS: MTRRs as they should be after each resume: on {shown}, the captured \
-                 MSRs showed every CPU with the boot CPU's values{}; whether the firmware \
-                 changed them on resume is shown only by mtrr=debug",
+                "UNKNOWN: MTRRs as they should be after each resume, but not what made them \
+                 so: on {shown}, the captured MSRs showed every CPU with the boot CPU's \
+                 values{}, as a kernel without the fix also leaves them; whether the firmware \
+                 changed them on resume, and the fix restored them, is shown only by mtrr=debug \
+                 with the debug patch",
                 if items
                     .iter()
                     .any(|i| i.name == "MTRRs as before the suspend")
@@ -302,6 +339,18 @@ fn check_with(analysis: &Analysis, limits: Limits, captured: Option<&BundleConte
                 ),
             )
         }
+    };
+    // A PASS rests on lines the log must show: where some are missing, the lines left
+    // out could have held a failure.
+    let (overall, mut verdict) = match whole_reason {
+        Some(gap) if overall == Overall::Pass => (
+            Overall::Unknown,
+            format!(
+                "UNKNOWN: nothing failed on {shown}, but the log does not show each resume \
+                 whole ({gap})"
+            ),
+        ),
+        _ => (overall, verdict),
     };
     if overall != Overall::Fail && untimed {
         verdict.push_str("; the CPU bring-up could not be timed (see above)");

@@ -15,10 +15,10 @@ use super::{Item, Status, Window, is_fix_diagnostic};
 /// began that found its MTRRs changed: the CPUs the firmware handed back changed, which the
 /// fix must restore and report (`None` without debug lines in the log). The boot CPU is left
 /// out: it is restored first, before anything else runs on it, with or without the fix.
-pub(super) fn aps_changed_per_window(
-    analysis: &Analysis,
+pub(super) fn aps_changed_per_window<'a>(
+    analysis: &'a Analysis,
     windows: &[Window],
-) -> Option<Vec<Vec<u64>>> {
+) -> Option<Vec<Vec<&'a MtrrRun>>> {
     if analysis.mtrr.runs.is_empty() {
         return None;
     }
@@ -27,7 +27,7 @@ pub(super) fn aps_changed_per_window(
             .iter()
             .map(|w| {
                 CycleMtrr::of(&analysis.cycles, &analysis.mtrr, w.index)
-                    .map(|c| c.aps_changed().iter().map(|r| r.line).collect())
+                    .map(|c| c.aps_changed())
                     .unwrap_or_default()
             })
             .collect(),
@@ -67,9 +67,15 @@ pub(super) fn diagnostic_item(
         };
         return (item, None);
     };
-    let mut lines: Vec<u64> = changed.iter().flatten().copied().collect();
+    let mut lines: Vec<u64> = changed.iter().flatten().map(|r| r.line).collect();
     let (mut missing, mut spurious, mut changed_count) = (Vec::new(), Vec::new(), 0);
-    for (i, (w, ap_lines)) in windows.iter().zip(&changed).enumerate() {
+    let (mut late, mut unanchored) = (Vec::new(), Vec::new());
+    for (i, (w, ap_runs)) in windows.iter().zip(&changed).enumerate() {
+        let c = w.cycle;
+        if c.thaw_missing() {
+            unanchored.push(i);
+        }
+        let ap_lines = ap_runs;
         let present: Vec<u64> = diagnostic
             .iter()
             .copied()
@@ -81,11 +87,31 @@ pub(super) fn diagnostic_item(
             (false, true) => spurious.push(i),
             _ => {}
         }
+        if !present.is_empty() {
+            late.extend(restored_after_up(w, ap_runs));
+        }
         lines.extend(present);
     }
     lines.sort_unstable();
     let n = windows.len();
-    let (status, reason) = if !missing.is_empty() {
+    let (status, reason) = if !late.is_empty() {
+        let told: Vec<String> = late
+            .iter()
+            .map(|(cpu, run, up)| {
+                format!("CPU {cpu} at line {run}, after its `is up` at line {up}")
+            })
+            .collect();
+        lines.extend(late.iter().flat_map(|(_, run, up)| [*run, *up]));
+        lines.sort_unstable();
+        (
+            Status::Fail,
+            format!(
+                "the diagnostic is there, but secondary CPUs had their MTRRs restored only once \
+                 they were up, as without the fix: {}",
+                told.join("; ")
+            ),
+        )
+    } else if !missing.is_empty() {
         (
             Status::Fail,
             format!(
@@ -101,6 +127,15 @@ pub(super) fn diagnostic_item(
                 "the diagnostic is present although every secondary CPU came back with its \
                  MTRRs ({} of {n})",
                 resume_list(&spurious)
+            ),
+        )
+    } else if !unanchored.is_empty() {
+        (
+            Status::Skip,
+            format!(
+                "{} of {n} brings CPUs up without its `Enabling non-boot CPUs` line: which \
+                 secondary CPUs came back changed is not shown",
+                resume_list(&unanchored)
             ),
         )
     } else if changed_count == 0 {
@@ -135,9 +170,27 @@ pub(super) fn diagnostic_item(
     (item, Some(restores))
 }
 
+/// The secondary CPUs of `runs` (each CPU's first run after the thaw, changed) whose run
+/// came after the CPU's own `CPUn is up`: restored late, as a kernel without the fix does
+/// once every CPU is up. As (CPU, the run's line, the `is up` line).
+fn restored_after_up(w: &Window, runs: &[&MtrrRun]) -> Vec<(u32, u64, u64)> {
+    let up: std::collections::HashMap<u32, u64> = w
+        .cycle
+        .cpus
+        .iter()
+        .filter_map(|c| Some((c.cpu, c.up?.line)))
+        .collect();
+    runs.iter()
+        .filter_map(|r| {
+            let up = *up.get(&r.cpu)?;
+            (r.line > up).then_some((r.cpu, r.line, up))
+        })
+        .collect()
+}
+
 /// A register the debug lines name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-enum Register {
+pub(super) enum Register {
     DefType,
     Variable(u32),
     Fixed(usize),
@@ -145,13 +198,13 @@ enum Register {
 
 /// A register's value as the debug lines show it after a run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Value {
+pub(super) enum Value {
     Raw(u64),
     Variable(Option<VariableRange>),
 }
 
 impl Register {
-    fn name(self) -> String {
+    pub(super) fn name(self) -> String {
         match self {
             Register::DefType => "MTRRdefType".into(),
             Register::Variable(n) => format!("variable {n}"),
@@ -174,7 +227,9 @@ impl std::fmt::Display for Value {
 
 /// The values that `runs` (one CPU's, in log order) left in its registers, as far as the
 /// lines show them: the type register written back, and every register rewritten.
-fn values_after<'a>(runs: impl Iterator<Item = &'a MtrrRun>) -> BTreeMap<Register, Value> {
+pub(super) fn values_after<'a>(
+    runs: impl Iterator<Item = &'a MtrrRun>,
+) -> BTreeMap<Register, Value> {
     let mut out = BTreeMap::new();
     for run in runs {
         if let Some(d) = run.deftype_after {

@@ -188,17 +188,22 @@ fn values_are_compared_not_just_that_a_check_ran() {
 [  9.000003] MTRR cpu 0 enable: 0000000000000000 -> 0000000000000c06 [bits 0000000000000c06]
 [  9.500000] ACPI: PM: Low-level resume complete
 ";
+    // The fix restores CPU 1 as it comes up: its run sits between its Booting line and
+    // `CPU1 is up`, the diagnostic after.
     let ap_run = |value: &str, bits: &str| {
         format!(
-            "[ 100.015000] MTRR cpu 1 disable: 0000000000000c00 -> 0000000000000000 [bits 0000000000000c00]\n\
-             [ 100.015001] MTRR cpu 1 variable 0 00000000ff800005/0000007fff800800 -> {value}/0000007f80000800 [bits {bits}/000000007f800000]\n\
-             [ 100.015002] MTRR cpu 1 changes:V_T\n\
-             [ 100.015003] MTRR cpu 1 enable: 0000000000000000 -> 0000000000000c06 [bits 0000000000000c06]\n\
+            "[  100.000000] Enabling non-boot CPUs ...\n\
+             [  100.000100] smpboot: Booting Node 0 Processor 1 APIC 0x2\n\
+             [ 100.005000] MTRR cpu 1 disable: 0000000000000c00 -> 0000000000000000 [bits 0000000000000c00]\n\
+             [ 100.005001] MTRR cpu 1 variable 0 00000000ff800005/0000007fff800800 -> {value}/0000007f80000800 [bits {bits}/000000007f800000]\n\
+             [ 100.005002] MTRR cpu 1 changes:V_T\n\
+             [ 100.005003] MTRR cpu 1 enable: 0000000000000000 -> 0000000000000c06 [bits 0000000000000c06]\n\
+             [  100.012000] CPU1 is up\n\
              [ 100.030000] mtrr: your CPUs had unexpected MTRR settings on resume\n"
         )
     };
     let same = format!(
-        "{bp_restore}{HEALTHY}{}",
+        "{bp_restore}{}",
         ap_run("0000000080000000", "000000007f800005")
     );
     let list = check(&analyze_str(&same), Limits::default());
@@ -211,7 +216,7 @@ fn values_are_compared_not_just_that_a_check_ran() {
     );
     assert_eq!(list.overall, Overall::Pass, "{}", render_checklist(&list));
     let other = format!(
-        "{bp_restore}{HEALTHY}{}",
+        "{bp_restore}{}",
         ap_run("0000000000000000", "00000000ff800005")
     );
     let list = check(&analyze_str(&other), Limits::default());
@@ -261,8 +266,11 @@ fn attempts_that_did_not_resume_are_told_never_passed_over() {
         "{}",
         list.verdict
     );
-    // A suspend with nothing after it: the machine did not come back.
-    let hang = format!("{HEALTHY}[  200.000000] PM: suspend entry (deep)\n");
+    // A suspend with no resume before the next boot: the machine did not come back.
+    let hang = format!(
+        "{HEALTHY}[  200.000000] PM: suspend entry (deep)\n\
+         [    0.000000] Linux version 7.3.4 (builder@host) #1 SMP\n"
+    );
     let list = check(&analyze_str(&hang), Limits::default());
     assert_eq!(list.overall, Overall::Fail);
     assert!(
@@ -273,6 +281,15 @@ fn attempts_that_did_not_resume_are_told_never_passed_over() {
     assert!(
         list.verdict
             .contains("attempt 2 did not resume (suspend at line 4")
+    );
+    // The log ends right after the entry: cut off, or a hang; no FAIL rests on that.
+    let cut = format!("{HEALTHY}[  200.000000] PM: suspend entry (deep)\n");
+    let list = check(&analyze_str(&cut), Limits::default());
+    assert_ne!(list.overall, Overall::Fail, "{}", list.verdict);
+    assert!(
+        list.verdict.contains("the log ends during attempt 2"),
+        "{}",
+        list.verdict
     );
 }
 
@@ -364,4 +381,108 @@ fn a_boot_warning_before_a_cycle_without_an_entry_line_is_not_new() {
     // The same warning after the bring-up began is new.
     let (item, shown) = warnings(format!("{HEALTHY}[  100.013000] {warning}"));
     assert_eq!(item.status, Status::Fail, "{shown}");
+}
+
+#[test]
+fn a_log_from_boot_with_mtrr_debug_but_without_its_table_is_not_whole() {
+    // The command line asks for mtrr=debug, the log starts at boot, the table is missing:
+    // lines were lost or cut out, and a PASS could rest on what is left.
+    let boot = "[    0.000000] Linux version 7.3.4 (b@h) #1 SMP\n\
+                [    0.000000] Command line: root=/dev/sda1 mtrr=debug\n";
+    let log = format!(
+        "{boot}{}{}",
+        cycle(10, false, false),
+        cycle(20, false, false)
+    );
+    let list = check(&analyze_str(&log), Limits::default());
+    let whole = list
+        .items
+        .iter()
+        .find(|i| i.name == completeness::NAME)
+        .unwrap();
+    assert_eq!(whole.status, Status::Skip, "{}", render_checklist(&list));
+    assert!(whole.reason.contains("MTRR table"), "{}", whole.reason);
+    assert_eq!(list.overall, Overall::Unknown, "{}", list.verdict);
+    // With the table there, nothing is missing.
+    let table = "[    0.000100] MTRR default type: write-back\n\
+                 [    0.000101] MTRR fixed ranges enabled:\n\
+                 [    0.000102]   00000-9FFFF write-back\n\
+                 [    0.000103] MTRR variable ranges enabled:\n\
+                 [    0.000104]   0 base 0080000000 mask FF80000000 uncachable\n";
+    let log = format!(
+        "{boot}{table}{}{}",
+        cycle(10, false, false),
+        cycle(20, false, false)
+    );
+    let list = check(&analyze_str(&log), Limits::default());
+    assert_eq!(list.overall, Overall::Pass, "{}", render_checklist(&list));
+}
+
+#[test]
+fn a_resume_without_its_thaw_line_shows_nothing_of_its_cpus() {
+    // The fix's diagnostic missing where CPU 1 came back changed: with the thaw line cut
+    // out, the changed AP is no longer counted, and nothing may pass in its place.
+    let log = cycle(10, true, false).replace("[10.300000] Enabling non-boot CPUs ...\n", "");
+    let list = check(&analyze_str(&log), Limits::default());
+    assert_ne!(list.overall, Overall::Pass, "{}", render_checklist(&list));
+    let diagnostic = list
+        .items
+        .iter()
+        .find(|i| i.name == "diagnostic if and only if the MTRRs changed")
+        .unwrap();
+    assert_eq!(
+        diagnostic.status,
+        Status::Skip,
+        "{}",
+        render_checklist(&list)
+    );
+}
+
+#[test]
+fn a_process_named_like_a_kernel_message_is_no_evidence() {
+    // Any local user names a process `mtrr: 1f` or `MTRR cpu 100 x` and makes it segfault:
+    // the kernel's report of it starts with that name. None of it is the kernel's own word.
+    let segv = |name: &str, n: u32| {
+        format!(
+            "[    1.{n:06}] {name}[{}]: segfault at 0 ip 0 sp 0 error 4 in differed from the saved state[400000+1000]\n",
+            1000 + n
+        )
+    };
+    let mut log = String::new();
+    for n in 0..50 {
+        log += &segv("mtrr: 1f", n);
+        log += &segv(&format!("MTRR cpu {} x", 100 + n), n);
+        log += &segv("PM: suspend exi", n);
+    }
+    let log = format!(
+        "{log}{}{}",
+        cycle(10, false, false),
+        cycle(20, false, false)
+    );
+    let a = analyze_str(&log);
+    assert!(a.mtrr.warnings.is_empty(), "{:?}", a.mtrr.warnings.first());
+    assert!(
+        a.mtrr.runs.iter().all(|r| r.cpu < 2),
+        "runs of named processes were read"
+    );
+    assert_eq!(a.cycles.len(), 2);
+    let list = check(&a, Limits::default());
+    assert_eq!(list.overall, Overall::Pass, "{}", render_checklist(&list));
+}
+
+#[test]
+fn what_the_analysis_could_not_keep_leaves_the_outcome_unknown() {
+    // More MTRR warnings than the analysis keeps: one past the bound could be the failure.
+    let mut log = String::new();
+    for n in 0..(crate::analysis::limits::MTRR_ITEMS_KEPT + 1) {
+        log += &format!("[    1.{n:06}] mtrr: your CPUs had inconsistent MTRRdefType settings\n");
+    }
+    let log = format!(
+        "{log}{}{}",
+        cycle(10, false, false),
+        cycle(20, false, false)
+    );
+    let list = check(&analyze_str(&log), Limits::default());
+    assert_eq!(list.overall, Overall::Unknown, "{}", list.verdict);
+    assert!(list.verdict.contains("not kept"), "{}", list.verdict);
 }

@@ -6,7 +6,7 @@
 mod sameness;
 mod stats;
 
-pub use sameness::{base_version, differences};
+pub use sameness::differences;
 pub use stats::Stats;
 
 use crate::analysis::Analysis;
@@ -18,6 +18,7 @@ use crate::judge::checklist::{Checklist, Limits, Status, check_evidence};
 
 /// The figures compared, per resumed cycle.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Figure {
     /// `Enabling non-boot CPUs` to the last `CPUn is up`.
     BringupPhase,
@@ -32,6 +33,7 @@ pub enum Figure {
 }
 
 impl Figure {
+    /// Every figure, in the order a comparison shows them.
     pub const ALL: [Figure; 4] = [
         Figure::BringupPhase,
         Figure::SlowestCpu,
@@ -39,6 +41,7 @@ impl Figure {
         Figure::ChangedCpus,
     ];
 
+    /// The figure's name in the comparison (`bring-up phase`).
     pub fn name(self) -> &'static str {
         match self {
             Figure::BringupPhase => "bring-up phase",
@@ -49,7 +52,7 @@ impl Figure {
     }
 
     /// True for durations (milliseconds), false for counts.
-    pub fn is_duration(self) -> bool {
+    pub(crate) fn is_duration(self) -> bool {
         self != Figure::ChangedCpus
     }
 
@@ -74,7 +77,9 @@ impl Figure {
 /// Where AFTER stands against BEFORE on one figure.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Change {
+    /// AFTER's median is lower by more than the threshold (fewer, for a count).
     Faster,
+    /// AFTER's median is higher by more than the threshold (more, for a count).
     Slower,
     /// Within the threshold.
     Same,
@@ -83,6 +88,7 @@ pub enum Change {
 }
 
 impl Change {
+    /// `FASTER`, `SLOWER`, `SAME` or `UNKNOWN`.
     pub fn label(self) -> &'static str {
         match self {
             Change::Faster => "FASTER",
@@ -93,7 +99,7 @@ impl Change {
     }
 
     /// The label for a figure: FEWER and MORE for a count.
-    pub fn label_for(self, figure: Figure) -> &'static str {
+    pub(crate) fn label_for(self, figure: Figure) -> &'static str {
         match (figure.is_duration(), self) {
             (false, Change::Faster) => "FEWER",
             (false, Change::Slower) => "MORE",
@@ -105,11 +111,15 @@ impl Change {
 /// One figure on both sides.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Row {
+    /// Which figure.
     pub figure: Figure,
+    /// BEFORE's values; `None` when no cycle of the side has one.
     pub before: Option<Stats>,
+    /// AFTER's values.
     pub after: Option<Stats>,
     /// AFTER's median over BEFORE's.
     pub ratio: Option<f64>,
+    /// Where AFTER stands.
     pub change: Change,
 }
 
@@ -125,13 +135,21 @@ pub struct MtrrSide {
 /// The whole comparison.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Comparison {
+    /// BEFORE's inputs, by name.
     pub before: String,
+    /// AFTER's inputs.
     pub after: String,
     /// Resumed cycles with a CPU bring-up, per side.
     pub cycles: (usize, usize),
+    /// The change of a median that counts, in per cent.
     pub threshold_pct: f64,
+    /// One row a figure, in [`Figure::ALL`] order.
     pub rows: Vec<Row>,
+    /// BEFORE's and AFTER's MTRR items and findings.
     pub mtrr: (MtrrSide, MtrrSide),
+    /// What to weigh before trusting the verdict: sides that differ in more than the patch
+    /// (machine, command line, ...), a side of few cycles or one boot, logs whose times are
+    /// a logger's, failed attempts.
     pub warnings: Vec<String>,
     /// The first row with values on both sides decides; `Unknown` when none has.
     pub change: Change,
@@ -190,7 +208,7 @@ fn mtrr_side(side: &[&Evidence], lists: &[Checklist]) -> MtrrSide {
 
 /// The indices of the cycles of an input that resumed with a CPU bring-up: the ones with
 /// figures.
-pub fn resumed_indices(e: &Evidence) -> Vec<usize> {
+pub(crate) fn resumed_indices(e: &Evidence) -> Vec<usize> {
     let resumed =
         |c: &Cycle| c.aborted.is_none() && (c.enable_start.is_some() || !c.cpus.is_empty());
     (0..e.analysis.cycles.len())
@@ -222,7 +240,7 @@ fn values(figure: Figure, cycles: &[(&Analysis, usize)]) -> Vec<f64> {
 }
 
 /// Each figure of one side alone, over the resumed cycles of its inputs.
-pub fn side_stats(side: &[&Evidence]) -> Vec<(Figure, Option<Stats>)> {
+pub(crate) fn side_stats(side: &[&Evidence]) -> Vec<(Figure, Option<Stats>)> {
     let cycles = pooled(side);
     Figure::ALL
         .iter()
@@ -258,7 +276,11 @@ fn side_name(side: &[&Evidence]) -> String {
 
 /// Compare two sides of one or more inputs each (several boots of each kernel): the cycles
 /// of a side's inputs are pooled.
-pub fn compare_sides(before: &[&Evidence], after: &[&Evidence], threshold_pct: f64) -> Comparison {
+pub(crate) fn compare_sides(
+    before: &[&Evidence],
+    after: &[&Evidence],
+    threshold_pct: f64,
+) -> Comparison {
     let (cb, ca) = (pooled(before), pooled(after));
     let t = threshold_pct / 100.0;
     let rows: Vec<Row> = Figure::ALL

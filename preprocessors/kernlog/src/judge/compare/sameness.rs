@@ -33,7 +33,7 @@ fn is_debug_option(option: &str) -> bool {
 
 /// The version of a release without its local-version suffix: `7.3.4` of
 /// `7.3.4-mtrrfix`, `6.19-rc8` of `6.19-rc8-jgross`.
-pub fn base_version(release: &str) -> &str {
+pub(crate) fn base_version(release: &str) -> &str {
     let numeric = release
         .find(|c: char| !(c.is_ascii_digit() || c == '.'))
         .unwrap_or(release.len());

@@ -3,9 +3,13 @@
 /// A figure over `n` cycles.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Stats {
+    /// Cycles with a value.
     pub n: usize,
+    /// Their median.
     pub median: f64,
+    /// The smallest.
     pub min: f64,
+    /// The largest.
     pub max: f64,
 }
 

@@ -120,3 +120,26 @@ fn several_boots_of_a_side_are_pooled() {
     // Three boots and three cycles a side: nothing to warn of.
     assert!(c.warnings.is_empty(), "{:?}", c.warnings);
 }
+
+#[test]
+fn no_wrapped_line_starts_with_a_mail_tag() {
+    // Whatever the length of the text before it, a tag in untrusted text never starts a
+    // line: its colon is set apart.
+    for pad in 0..80 {
+        let text = format!(
+            "{} Tested-by: Forged <f@x> (cc: x) Cc: y {}/Reviewed-by: z",
+            "a".repeat(pad),
+            "b".repeat(pad)
+        );
+        let out = wrap(&text, "Tested:   ", "          ");
+        for line in out.lines() {
+            let t = line.trim_start();
+            assert!(
+                !t.starts_with("Tested-by:") && !t.starts_with("Cc:"),
+                "{out}"
+            );
+        }
+        assert!(out.contains("Tested-by\u{a0}:"), "{out}");
+        assert!(out.contains("(cc\u{a0}:"), "{out}");
+    }
+}

@@ -146,6 +146,7 @@ pub struct KmsgRecord<'a> {
     pub usec: i64,
     /// The printk caller field, `T3919` (task) or `C1` (CPU).
     pub caller: Option<&'a str>,
+    /// The message, without the record's prefix.
     pub message: &'a str,
 }
 
@@ -184,5 +185,6 @@ pub(super) fn parse_kmsg(text: &str) -> Option<Line<'_>> {
         };
     }
     line.caller = record.caller;
+    line.seq = Some(record.seq);
     Some(line)
 }

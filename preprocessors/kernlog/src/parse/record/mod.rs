@@ -10,6 +10,7 @@ use serde::Serialize;
 /// The textual format a line was recognised as.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
 pub enum Format {
     /// `dmesg`: `[  426.169808] msg`, optionally with a caller field or `<6>` level.
     Dmesg,
@@ -79,11 +80,17 @@ impl Format {
 pub struct WallTime {
     /// `None` for syslog and journal formats, which print no year.
     pub year: Option<i32>,
+    /// 1 to 12.
     pub month: u8,
+    /// 1 to 31.
     pub day: u8,
+    /// 0 to 23.
     pub hour: u8,
+    /// 0 to 59.
     pub minute: u8,
+    /// 0 to 60 (a leap second).
     pub second: u8,
+    /// Microseconds, where the line prints a fraction of a second.
     pub micros: u32,
     /// Offset from UTC in seconds when the line states one.
     pub utc_offset_s: Option<i32>,
@@ -108,9 +115,11 @@ pub enum Stamp {
 /// Who wrote a line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Origin<'a> {
+    /// The kernel (every line of dmesg and kmsg formats).
     Kernel,
     /// A user-space program interleaved in a journal or syslog file.
     User {
+        /// The program's name as the line gives it.
         ident: &'a str,
     },
 }
@@ -118,7 +127,9 @@ pub enum Origin<'a> {
 /// One line, split into its fields. Borrowed from the input: nothing is copied.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Line<'a> {
+    /// The format the line was recognised as.
     pub format: Format,
+    /// The stamp, when the line has one.
     pub stamp: Option<Stamp>,
     /// The smallest step the stamp can express, in microseconds (1 for `[  1.000001]`,
     /// 1 000 000 for formats that print whole seconds).
@@ -129,7 +140,11 @@ pub struct Line<'a> {
     pub caller: Option<&'a str>,
     /// Host name of journal and syslog formats.
     pub host: Option<&'a str>,
+    /// Who wrote the line.
     pub origin: Origin<'a>,
+    /// The record's sequence number, for `/dev/kmsg` records (`PRIO,SEQ,USEC,FLAGS;...`).
+    pub seq: Option<u64>,
+    /// The message, after every prefix.
     pub message: &'a str,
 }
 
@@ -144,6 +159,7 @@ impl<'a> Line<'a> {
             caller: None,
             host: None,
             origin: Origin::Kernel,
+            seq: None,
             message,
         }
     }
@@ -172,6 +188,24 @@ pub(crate) fn parse_utc_time(text: &str) -> Option<WallTime> {
     let iso_shape = b.len() > 20 && b.get(10) == Some(&b' ') && b.get(19) == Some(&b'.');
     let (wall, _) = calendar::parse_iso(text).filter(|_| iso_shape)?;
     wall.year.is_some().then_some(wall)
+}
+
+/// True when a kernel message starts with a task's name and pid, `NAME[PID]: ...`, as the
+/// kernel's reports of a process do (a segfault, a trap, an exit): the name is the one the
+/// process gave itself, text any local user chooses, so such a record is never taken for
+/// one of the kernel's own messages (`mtrr: ...`, `PM: suspend exit`). A task's name has at
+/// most 15 bytes.
+pub fn starts_with_task_name(message: &str) -> bool {
+    let b = message.as_bytes();
+    b.iter()
+        .take(16)
+        .enumerate()
+        .filter(|&(i, &c)| c == b'[' && i > 0)
+        .any(|(i, _)| {
+            let after = &b[i + 1..];
+            let digits = after.iter().take_while(|c| c.is_ascii_digit()).count();
+            digits > 0 && after[digits..].starts_with(b"]: ")
+        })
 }
 
 /// Recognise one line of kernel log text (without its line terminator).

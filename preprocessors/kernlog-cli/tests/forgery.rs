@@ -1,0 +1,360 @@
+//! A bundle edited to turn a FAIL into a PASS, as the attacker reviews of issue 28 did it:
+//! each test takes a real bundle of the QEMU lab (`data/qemu-lab/`, 7.3.4 with and without
+//! v2 of the fix, 8 vCPUs, 3 resumes), edits it the way one class of attack does, and
+//! checks that `kernlog check` gives no PASS. Where an attack cuts lines out, it is tried
+//! twice: as cut (the kernel's record numbers then skip) and with the records renumbered,
+//! so that the rules on what a resume must show are tested on their own.
+
+mod common;
+#[path = "common/hostile.rs"]
+mod hostile;
+use common::kernlog;
+use hostile::s;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use tempfile::TempDir;
+
+fn lab(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../data/qemu-lab")
+        .join(name)
+}
+
+/// A copy of lab bundle `name`, to edit.
+fn lab_copy(name: &str) -> TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let from = lab(name);
+    fs::create_dir(dir.path().join("mtrr")).unwrap();
+    for sub in ["", "mtrr"] {
+        for entry in fs::read_dir(from.join(sub)).unwrap() {
+            let entry = entry.unwrap();
+            if entry.file_type().unwrap().is_file() {
+                fs::copy(entry.path(), dir.path().join(sub).join(entry.file_name())).unwrap();
+            }
+        }
+    }
+    dir
+}
+
+/// `kernlog check` as the lab runs it: (exit status, last line, whole output).
+fn check(bundle: &Path) -> (Option<i32>, String, String) {
+    let out = kernlog(&["check", "--max-bringup-ms", "5000", s(bundle)]);
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let last = stdout.lines().last().unwrap_or_default().to_string();
+    (out.status.code(), last, format!("{stdout}{stderr}"))
+}
+
+fn log_lines(bundle: &Path) -> Vec<String> {
+    let text = fs::read_to_string(bundle.join("kernel.log")).unwrap();
+    text.lines().map(str::to_string).collect()
+}
+
+fn write_log(bundle: &Path, lines: &[String]) {
+    fs::write(bundle.join("kernel.log"), lines.join("\n") + "\n").unwrap();
+}
+
+/// The records numbered one after the other again, as an attacker who knows the format
+/// would leave them.
+fn renumber(lines: &[String]) -> Vec<String> {
+    let mut next = 0u64;
+    lines
+        .iter()
+        .map(|l| {
+            let mut fields = l.splitn(3, ',');
+            let (Some(prio), Some(seq), Some(rest)) = (fields.next(), fields.next(), fields.next())
+            else {
+                return l.clone();
+            };
+            if seq.parse::<u64>().is_err() {
+                return l.clone();
+            }
+            next += 1;
+            format!("{prio},{},{rest}", next - 1)
+        })
+        .collect()
+}
+
+fn no_pass(bundle: &Path, what: &str) -> String {
+    let (_, last, all) = check(bundle);
+    assert!(!last.starts_with("PASS"), "{what}: {all}");
+    all
+}
+
+#[test]
+fn the_unedited_bundles_give_the_labs_verdicts() {
+    // The attacks below start from these two verdicts.
+    let (code, last, all) = check(&lab("without-fix-seabios"));
+    assert_eq!(code, Some(1), "{all}");
+    assert!(last.starts_with("FAIL: diagnostic if and only if"), "{all}");
+    let (code, last, all) = check(&lab("with-fix-seabios"));
+    assert_eq!(code, Some(0), "{all}");
+    assert!(
+        last.starts_with("PASS: the fix restored the MTRRs"),
+        "{all}"
+    );
+}
+
+#[test]
+fn cutting_the_thaw_line_out_gives_no_pass() {
+    // A8: without `Enabling non-boot CPUs ...` the APs' changed MTRRs were not counted.
+    for renumbered in [false, true] {
+        let b = lab_copy("without-fix-seabios");
+        let mut lines: Vec<String> = log_lines(b.path())
+            .into_iter()
+            .filter(|l| !l.ends_with(";Enabling non-boot CPUs ..."))
+            .collect();
+        if renumbered {
+            lines = renumber(&lines);
+        }
+        write_log(b.path(), &lines);
+        let all = no_pass(b.path(), "thaw cut");
+        let expected = if renumbered {
+            "without its `Enabling non-boot CPUs` line"
+        } else {
+            "record numbers skip"
+        };
+        assert!(all.contains(expected), "{all}");
+    }
+}
+
+#[test]
+fn hiding_a_cpu_that_did_not_come_back_gives_no_pass() {
+    // A7: the thaw line and CPU 3's bring-up cut out of the good run.
+    let b = lab_copy("with-fix-seabios");
+    let lines: Vec<String> = log_lines(b.path())
+        .into_iter()
+        .filter(|l| {
+            !l.ends_with(";Enabling non-boot CPUs ...")
+                && !l.ends_with(";CPU3 is up")
+                && !l.contains(";smpboot: Booting Node 0 Processor 3 ")
+        })
+        .collect();
+    write_log(b.path(), &renumber(&lines));
+    no_pass(b.path(), "CPU 3 hidden");
+}
+
+#[test]
+fn an_inserted_diagnostic_does_not_make_the_unpatched_kernel_pass() {
+    // A6: the v1 diagnostic added after each resume's bring-up of the kernel without the
+    // fix; its APs were restored only after every CPU was up.
+    let b = lab_copy("without-fix-seabios");
+    let mut lines = Vec::new();
+    for l in log_lines(b.path()) {
+        let thaw_done = l.ends_with(";CPU7 is up");
+        lines.push(l);
+        if thaw_done {
+            lines.push("4,0,0,-;mtrr: your CPUs had unexpected MTRR settings on resume".into());
+        }
+    }
+    write_log(b.path(), &renumber(&lines));
+    let (code, last, all) = check(b.path());
+    assert_eq!(code, Some(1), "{all}");
+    assert!(last.starts_with("FAIL: diagnostic if and only if"), "{all}");
+    assert!(all.contains("restored only once they were up"), "{all}");
+}
+
+#[test]
+fn repeated_records_give_no_pass() {
+    // Two reads of /dev/kmsg joined: the good run's last cycle appended again.
+    let b = lab_copy("with-fix-seabios");
+    let mut lines = log_lines(b.path());
+    let last_entry = lines
+        .iter()
+        .rposition(|l| l.ends_with(";PM: suspend entry (deep)"))
+        .unwrap();
+    let again: Vec<String> = lines[last_entry..].to_vec();
+    lines.extend(again);
+    write_log(b.path(), &lines);
+    let all = no_pass(b.path(), "repeated records");
+    assert!(
+        all.contains("record numbers skip, repeat or step back"),
+        "{all}"
+    );
+}
+
+#[test]
+fn deleting_the_debug_lines_of_one_resume_gives_no_pass() {
+    // The `MTRR cpu N` lines of the second resume cut out, records renumbered.
+    let b = lab_copy("without-fix-seabios");
+    let lines = log_lines(b.path());
+    let entries: Vec<usize> = lines
+        .iter()
+        .enumerate()
+        .filter(|(_, l)| l.ends_with(";PM: suspend entry (deep)"))
+        .map(|(i, _)| i)
+        .collect();
+    let (from, to) = (entries[1], entries[2]);
+    let kept: Vec<String> = lines
+        .into_iter()
+        .enumerate()
+        .filter(|(i, l)| !(*i > from && *i < to && l.contains(";MTRR cpu ")))
+        .map(|(_, l)| l)
+        .collect();
+    write_log(b.path(), &renumber(&kept));
+    let all = no_pass(b.path(), "debug lines of resume 2 cut");
+    assert!(all.contains("cycle 2 has no MTRR debug line"), "{all}");
+}
+
+#[test]
+fn dumps_that_contradict_the_debug_lines_fail() {
+    // A3b/A4: every dump, the boot dump too, rewritten alike (variable 0 disabled on every
+    // CPU): consistent with each other, contradicting the values the debug lines show.
+    let b = lab_copy("with-fix-seabios");
+    for entry in fs::read_dir(b.path().join("mtrr")).unwrap() {
+        let path = entry.unwrap().path();
+        let text = fs::read_to_string(&path).unwrap();
+        let edited: Vec<String> = text
+            .lines()
+            .map(|l| match l.split_once(" var=") {
+                Some((head, vars)) if !l.starts_with('#') => {
+                    let mut pairs: Vec<String> = vars.split(',').map(str::to_string).collect();
+                    if let Some((base, _)) = pairs[0].clone().split_once('/') {
+                        pairs[0] = format!("{base}/0000000000000000");
+                    }
+                    format!("{head} var={}", pairs.join(","))
+                }
+                _ => l.to_string(),
+            })
+            .collect();
+        fs::write(&path, edited.join("\n") + "\n").unwrap();
+    }
+    let (code, last, all) = check(b.path());
+    assert_eq!(code, Some(1), "{all}");
+    assert!(last.starts_with("FAIL"), "{all}");
+    assert!(
+        all.contains("the captured MSRs contradict the log's MTRR debug lines"),
+        "{all}"
+    );
+}
+
+#[test]
+fn a_capture_yaml_cut_to_fewer_cycles_gives_no_pass() {
+    // A2: capture.yaml's third cycle removed, with its dump: the log still shows three.
+    let b = lab_copy("with-fix-seabios");
+    let yaml = fs::read_to_string(b.path().join("capture.yaml")).unwrap();
+    let cut = yaml.split("- n: 3").next().unwrap().to_string();
+    let tail = yaml.split("- n: 3").nth(1).unwrap();
+    let rest = tail.find("\nverdict").map_or("", |i| &tail[i..]);
+    fs::write(
+        b.path().join("capture.yaml"),
+        format!("{cut}{}", rest.trim_start_matches('\n')),
+    )
+    .unwrap();
+    fs::remove_file(b.path().join("mtrr/after-cycle-3.txt")).unwrap();
+    let manifest = fs::read_to_string(b.path().join("MANIFEST.yaml")).unwrap();
+    let kept = manifest
+        .split("- path: mtrr/after-cycle-3.txt")
+        .next()
+        .unwrap();
+    fs::write(b.path().join("MANIFEST.yaml"), kept).unwrap();
+    let all = no_pass(b.path(), "capture.yaml cut");
+    assert!(all.contains("capture.yaml records 2 cycles"), "{all}");
+}
+
+#[test]
+fn debug_lines_edited_so_that_they_no_longer_read_give_no_pass() {
+    // The secondary CPUs' register lines of every resume made unreadable (` -> ` to ` => `)
+    // and their flags set to "nothing changed", record numbers untouched.
+    let b = lab_copy("without-fix-seabios");
+    let mut after_entry = false;
+    let lines: Vec<String> = log_lines(b.path())
+        .into_iter()
+        .map(|l| {
+            after_entry |= l.ends_with(";PM: suspend entry (deep)");
+            let ap = l.contains(";MTRR cpu ") && !l.contains(";MTRR cpu 0 ");
+            if !(after_entry && ap) {
+                return l;
+            }
+            if l.contains(" variable ") || l.contains(" fixed ") {
+                l.replace(" -> ", " => ")
+            } else if let Some(at) = l.find(" changes:") {
+                format!("{} changes:___", &l[..at])
+            } else {
+                l
+            }
+        })
+        .collect();
+    write_log(b.path(), &lines);
+    let all = no_pass(b.path(), "debug lines made unreadable");
+    assert!(
+        all.contains("do not read as the debug patch prints them"),
+        "{all}"
+    );
+}
+
+#[test]
+fn lines_inserted_without_record_numbers_give_no_pass() {
+    // After each thaw line, runs that show every secondary CPU unchanged, as bare text.
+    let b = lab_copy("without-fix-seabios");
+    let mut lines = Vec::new();
+    for l in log_lines(b.path()) {
+        let thaw = l.ends_with(";Enabling non-boot CPUs ...");
+        lines.push(l);
+        if thaw {
+            for cpu in 1..8 {
+                lines.push(format!("MTRR cpu {cpu} disable: 0000000000000c06 -> 0000000000000000 [bits 0000000000000c06]"));
+                lines.push(format!("MTRR cpu {cpu} changes:___"));
+                lines.push(format!("MTRR cpu {cpu} enable: 0000000000000000 -> 0000000000000c06 [bits 0000000000000c06]"));
+            }
+        }
+    }
+    write_log(b.path(), &lines);
+    let all = no_pass(b.path(), "unnumbered lines inserted");
+    assert!(
+        all.contains("record numbers skip, repeat or step back"),
+        "{all}"
+    );
+}
+
+#[test]
+fn an_attempt_made_up_between_resumes_hides_nothing() {
+    // An honest FAIL first: the fix's diagnostic although no CPU came back changed, and
+    // capture.yaml tying each cycle to the log as capture writes it now.
+    let b = lab_copy("with-fix-good");
+    let mut lines = Vec::new();
+    for l in log_lines(b.path()) {
+        if l.contains(";ACPI: PM: Waking up") {
+            lines.push(
+                "6,0,0,-;MTRRs of CPUs 1-7 differed from the saved state, restored each as it came up"
+                    .to_string(),
+            );
+        }
+        lines.push(l);
+    }
+    let lines = renumber(&lines);
+    let entries: Vec<String> = lines
+        .iter()
+        .filter(|l| l.ends_with(";PM: suspend entry (deep)"))
+        .map(|l| l.split(',').nth(1).unwrap().to_string())
+        .collect();
+    write_log(b.path(), &lines);
+    let yaml = fs::read_to_string(b.path().join("capture.yaml")).unwrap();
+    let mut anchored = String::new();
+    let mut n = 0;
+    for l in yaml.lines() {
+        anchored.push_str(l);
+        anchored.push('\n');
+        if l.starts_with("  mtrr: mtrr/after-cycle-") {
+            anchored.push_str(&format!("  log_from_seq: {}\n", entries[n]));
+            n += 1;
+        }
+    }
+    fs::write(b.path().join("capture.yaml"), anchored).unwrap();
+    let (code, last, all) = check(b.path());
+    assert_eq!(code, Some(1), "{all}");
+    assert!(last.starts_with("FAIL: diagnostic"), "{all}");
+    // The forgery: before each diagnostic, an entry line with a low record number, so that
+    // the diagnostic falls in an attempt of its own that has no bring-up.
+    let mut forged = Vec::new();
+    for l in log_lines(b.path()) {
+        if l.contains(";MTRRs of CPUs 1-7 differed") {
+            forged.push("6,5,0,-;PM: suspend entry (deep)".to_string());
+        }
+        forged.push(l);
+    }
+    write_log(b.path(), &forged);
+    let all = no_pass(b.path(), "attempts made up between resumes");
+    assert!(all.contains("after the first suspend"), "{all}");
+}
