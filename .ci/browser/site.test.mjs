@@ -9,7 +9,8 @@
 // landing page, the lab and the checklist nothing wider than the screen, scroll boxes marked,
 // provenance by tap); the sidebar toggle works as a button; search finds the journey; print
 // includes the charts; the checklist's kernlog download resolves and matches its SHA-256, and
-// its download and check commands, run as the page gives them, pass (and stop a bad .sha256).
+// its download and check commands, run as the page gives them, pass (and stop a bad .sha256);
+// the cover letter copied out of its page is the series' plain-text letter.
 import fs from 'node:fs';
 import { createHash } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
@@ -60,7 +61,7 @@ for (const url of ['/journey', '/related/chen-yu-2017']) {
 }
 
 for (const [id, title] of [['changes-after-resume', 'Changes after resume'], ['id3', 'Version summary'],
-  ['cost-of-extra-checks', 'Cost of extra checks']]) {
+  ['cost-of-extra-checks', 'Cost of extra checks'], ['initial-investigation', 'Initial investigation']]) {
   test(`/journey#${id} scrolls to "${title}"`, async () => {
     const { page, context } = await open(`/journey#${id}`);
     const heading = page.locator(`#${id}`);
@@ -354,6 +355,28 @@ test('the checklist\'s download and checks, run as the page gives them against t
   } finally {
     fs.rmSync(home, { recursive: true, force: true });
   }
+});
+
+// The cover letter as a reader copies it out of its page (the letter selected, as Chromium
+// turns a selection into text) is the series' plain-text cover letter up to its list of
+// patches: the same words and figures in the same order, no curly quote, no word run into
+// the next.
+test('the cover letter copied from its page is the series\' plain-text letter', async () => {
+  const { page, context } = await open('/cover-letter');
+  const copied = await page.evaluate(() => {
+    const letter = document.getElementById('letter').nextElementSibling;
+    const selection = window.getSelection();
+    selection.selectAllChildren(letter);
+    return selection.toString();
+  });
+  await context.close();
+  const file = fs.readFileSync(path.join(repo, 'src/patches/0000-cover-letter.patch'), 'utf8');
+  const expected = file.slice(0, file.indexOf('\nPatches:\n'));
+  // The words, without list bullets: the file wraps its lines by hand, the page by the
+  // window, and Chromium ends a copied list with a single line break, not a blank line, so
+  // the paragraph breaks do not survive the copy.
+  const words = (text) => text.replace(/^\s*- /gm, '').split(/\s+/).filter(Boolean);
+  assert.deepEqual(words(copied), words(expected));
 });
 
 // What Cloudflare Pages itself does with the site, checked with fetch against its runtime.

@@ -11,13 +11,21 @@ import json
 import pathlib
 import sys
 
-KERNELS = {"without-fix": "without the fix", "with-fix": "with v2 of the fix"}
+KERNELS = {
+    "without-fix": "without the fix",
+    "with-fix": "with v3 of the fix",
+    "leaky-fix": "with v3 of the fix and the test-only leak on top",
+}
 CASES = {
     "seabios": ("SeaBIOS", "", "as SeaBIOS leaves them: every AP reset, the boot CPU kept"),
     "ovmf": ("OVMF", "", "as OVMF leaves them: every AP reset, a variable range of the boot CPU cleared"),
     "clobber": ("SeaBIOS", " qemulab_clobber_mtrr", "the boot CPU's rewritten by the test-only patch (MacBook-like), every AP reset"),
     "good": ("SeaBIOS", " qemulab_restore_aps", "restored on every CPU by the test-only patch (a well-behaved firmware)"),
+    "mixed": ("SeaBIOS", " qemulab_clobber_mtrr qemulab_restore_aps=even", "the boot CPU's rewritten by the test-only patch, the even-numbered APs restored by it, the odd-numbered ones reset (some APs changed, not all, as on the MacBook)"),
     "stale": ("SeaBIOS", " labscenario=stale qemulab_clobber_mtrr", "the boot CPU's rewritten by the test-only patch, every AP reset; first a suspend with every AP offline and one aborted at pm_test=core"),
+    "good-stale": ("SeaBIOS", " labscenario=hotplug-abort qemulab_restore_aps", "restored on every CPU by the test-only patch once it has recorded them; first the APs offline and back, and an attempt aborted at pm_test=core"),
+    "guest": ("SeaBIOS", "", "as SeaBIOS leaves them, with the hypervisor CPUID bit set (the fix's old path)"),
+    "hotplug": ("SeaBIOS", " labscenario=hotplug", "as SeaBIOS leaves them; first every AP put online by hand, in order, three times; no debug printing (a timing run)"),
 }
 
 
@@ -39,14 +47,17 @@ def main():
     entries = []
     bundles = sorted(p.name for p in (data / "qemu-lab").iterdir() if (p / "capture.yaml").is_file())
     for name in bundles:
-        kernel_key, _, case_key = name.rpartition("-")
-        if kernel_key not in KERNELS or case_key not in CASES:
+        kernel_key = next((k for k in KERNELS if name.startswith(k + "-")), None)
+        case_key = name[len(kernel_key) + 1 :] if kernel_key else None
+        if case_key not in CASES:
             continue
         kernel = KERNELS[kernel_key]
         bios, extra, firmware = CASES[case_key]
         path = f"qemu-lab/{name}/kernel.log"
         lines = len((data / path).read_text(encoding="utf-8", errors="replace").splitlines())
         bios_arg = " -bios /usr/share/ovmf/OVMF.fd" if bios == "OVMF" else ""
+        cpu = "qemu64,hypervisor=on" if case_key == "guest" else "qemu64,hypervisor=off"
+        debugging = "" if case_key == "hotplug" else " mtrr=debug stop_machine_debug=1"
         entries.append(
             [
                 f"- path: {path}",
@@ -58,8 +69,8 @@ def main():
                 "  kind: kmsg",
                 "  command: "
                 + q(
-                    f"qemu-system-x86_64 -accel tcg -machine pc -smp {cpus} -m 256{bios_arg} -append 'console=ttyS0 "
-                    f"no_console_suspend loglevel=4 log_buf_len=4M mtrr=debug stop_machine_debug=1 printk.devkmsg=on labcycles={cycles}{extra}'; "
+                    f"qemu-system-x86_64 -accel tcg -machine pc -cpu {cpu} -smp {cpus} -m 256{bios_arg} -append 'console=ttyS0 "
+                    f"no_console_suspend loglevel=4 log_buf_len=4M{debugging} printk.devkmsg=on labcycles={cycles}{extra}'; "
                     f"in the guest: kernlog capture --method sysfs --mem-sleep deep --cycles {cycles}"
                 ),
                 "  follows: "
@@ -101,14 +112,14 @@ def main():
     entries.append(made_by_the_run(
         "qemu-lab/timings.yaml", "table", "written by examples/qemu-lab/timings.py from kernlog analyze and the runs' kernel logs",
         "The bring-up phase, the whole thaw and the MTRR rendezvous of every resume of every run, "
-        "with the medians per case and v2's over the unpatched kernel's, in emulator time "
+        "with the medians per case and v3's over the unpatched kernel's, in emulator time "
         "(QEMU TCG on a shared 2-core machine), not hardware time.", runs))
     for case in ("seabios", "ovmf"):
         path = f"qemu-lab/report-{case}.txt"
         if (data / path).exists():
             entries.append(made_by_the_run(
                 path, "report", f"kernlog report without-fix-{case} with-fix-{case}",
-                f"kernlog report on the {case} bundles, the kernel without the fix against v2, "
+                f"kernlog report on the {case} bundles, the kernel without the fix against v3, "
                 "as a tester would send it (emulator time).", 1))
     text = manifest.read_text(encoding="utf-8")
     head, *blocks = text.split("\n- path: ")

@@ -427,22 +427,18 @@ fn no_log_text_is_pasted_in_the_chapters() {
     );
 }
 
-/// Every other mention of the published address agrees with book.toml's `site`: the fix's
-/// `Link:` tag, kernlog's default for the links of its findings, and the Cloudflare Pages
-/// project the deploy workflow publishes to (`<project>.pages.dev`).
+/// Every other mention of the published address agrees with book.toml's `site`: the cover
+/// letter's reference to the notebook, kernlog's default for the links of its findings, and
+/// the Cloudflare Pages project the deploy workflow publishes to (`<project>.pages.dev`).
 #[test]
 fn the_published_address_is_set_once() {
     let site = published_site();
-    let fix = patch_text("fix");
-    let links: Vec<&str> = fix
-        .lines()
-        .filter_map(|l| l.strip_prefix("Link: "))
-        .collect();
+    let letter = cover_letter();
     assert!(
-        links
-            .iter()
-            .any(|link| link.starts_with(&format!("{site}/"))),
-        "no Link: tag of the fix is on {site}: {links:?}"
+        letter
+            .lines()
+            .any(|l| l.starts_with('[') && l.contains(&format!(" {site}/"))),
+        "no reference of the cover letter is on {site}"
     );
     let cli =
         std::fs::read_to_string(repo().join("preprocessors/kernlog-cli/src/main.rs")).unwrap();
@@ -488,18 +484,70 @@ fn the_committed_syntax_stylesheet_is_current() {
     );
 }
 
-/// The text of the patch whose `role` in data/patches/patchset.yaml starts with `role`.
-fn patch_text(role: &str) -> String {
+/// The texts of the patches whose `role` in data/patches/patchset.yaml starts with `role`, in
+/// order.
+fn patch_texts(role: &str) -> Vec<String> {
     let conf: serde_json::Value =
         yaml_serde::from_str(&read_data("patches/patchset.yaml")).unwrap();
-    let file = conf["patches"]
+    let texts: Vec<String> = conf["patches"]
         .as_array()
         .unwrap()
         .iter()
-        .find(|p| p["role"].as_str().unwrap().starts_with(role))
-        .and_then(|p| p["file"].as_str())
-        .unwrap_or_else(|| panic!("patchset.yaml names no {role} patch"));
+        .filter(|p| p["role"].as_str().unwrap().starts_with(role))
+        .filter_map(|p| p["file"].as_str())
+        .map(|file| std::fs::read_to_string(repo().join("src/patches").join(file)).unwrap())
+        .collect();
+    assert!(!texts.is_empty(), "patchset.yaml names no {role} patch");
+    texts
+}
+
+/// The series' cover letter, as patchset.yaml names it.
+fn cover_letter() -> String {
+    let conf: serde_json::Value =
+        yaml_serde::from_str(&read_data("patches/patchset.yaml")).unwrap();
+    let file = conf["cover_letter"]
+        .as_str()
+        .expect("patchset.yaml names the cover letter");
     std::fs::read_to_string(repo().join("src/patches").join(file)).unwrap()
+}
+
+/// The series is numbered as it would be sent: the cover letter is 0/N and replies to the
+/// message its fix links to first (v1's), each patch is k/N in order, and no patch links to
+/// the notebook (volatile, and in neither source document; the cover letter cites it).
+#[test]
+fn the_series_is_numbered_and_threaded() {
+    let fixes = patch_texts("fix");
+    let n = fixes.len();
+    let letter = cover_letter();
+    let subject = letter.lines().next().unwrap();
+    assert!(
+        subject.starts_with(&format!("Subject: [PATCH v3 0/{n}] ")),
+        "the cover letter's subject is not 0/{n}: {subject}"
+    );
+    let v1 = fixes[n - 1]
+        .lines()
+        .find_map(|l| l.strip_prefix("Link: https://lore.kernel.org/lkml/"))
+        .expect("the fix links to v1 on lore")
+        .trim_end_matches('/');
+    assert!(
+        letter.contains(&format!("\nIn-Reply-To: <{v1}>\n")),
+        "the cover letter is not a reply to {v1}"
+    );
+    let site = published_site();
+    for (k, text) in fixes.iter().enumerate() {
+        let subject = text.lines().next().unwrap();
+        assert!(
+            subject.starts_with(&format!("Subject: [PATCH v3 {}/{n}] ", k + 1)),
+            "patch {} is not numbered {}/{n}: {subject}",
+            k + 1,
+            k + 1
+        );
+        assert!(
+            !text.contains(&site),
+            "patch {} links to the notebook",
+            k + 1
+        );
+    }
 }
 
 /// Every patch named in data/patches/patchset.yaml exists and is a patch, and none carries an
@@ -539,7 +587,9 @@ fn patches_agree_with_their_configuration() {
         assert!(!text.contains(".invalid"), "{file}: a made-up address");
     }
     assert!(
-        patch_text("fix").contains("\nLink: https://lore.kernel.org/"),
+        patch_texts("fix")
+            .iter()
+            .any(|t| t.contains("\nLink: https://lore.kernel.org/")),
         "the fix has no Link: to its thread on lore"
     );
     let proof = std::fs::read_to_string(repo().join("data/patches/proof.yaml")).unwrap();
@@ -547,5 +597,31 @@ fn patches_agree_with_their_configuration() {
     assert!(
         proof.contains(&format!("- base: {first}\n")),
         "proof.yaml covers {first}"
+    );
+}
+
+/// The checklist's download of the kernel source is the package the proof table covers: its
+/// file name carries the version, and its checksum is the one prove-patches recorded.
+#[test]
+fn the_checklist_downloads_the_proven_source() {
+    let proof: serde_json::Value = yaml_serde::from_str(&read_data("patches/proof.yaml")).unwrap();
+    let first = &proof["results"][0];
+    let (base, version, sha256) = (
+        first["base"].as_str().unwrap(),
+        first["package_version"].as_str().unwrap(),
+        first["package_sha256"]
+            .as_str()
+            .expect("proof.yaml records the package's sha256"),
+    );
+    let checklist = std::fs::read_to_string(repo().join("src/checklist.md")).unwrap();
+    let deb = format!("deb={base}_{version}_all.deb\n");
+    assert!(
+        checklist.contains(&deb),
+        "the checklist does not download {deb}"
+    );
+    let check = format!("echo \"{sha256}  $deb\" | sha256sum -c\n");
+    assert!(
+        checklist.contains(&check),
+        "the checklist does not check the package against {sha256}"
     );
 }

@@ -9,11 +9,15 @@ use std::ops::Range;
 use crate::analysis::mtrr::{MtrrLog, MtrrRun, MtrrWarning, changed_cpus};
 use crate::analysis::resume::Cycle;
 
-/// The lines the fix prints when it restored MTRRs on resume: v2's (`MTRRs of CPUs 1-7
-/// differed from the saved state, restored each as it came up`) and v1's (`mtrr: your CPUs
-/// had unexpected MTRR settings on resume`), which the notebook's MacBook captures show.
-pub(crate) const FIX_DIAGNOSTICS: [&str; 2] =
-    ["differed from the saved state", "MTRR settings on resume"];
+/// The lines the fix prints when it restored MTRRs on resume: v3's (`mtrr: CPUs 1,3,5,7
+/// resumed with changed MTRRs, restored early`), v2's (`MTRRs of CPUs 1-7 differed from the
+/// saved state, restored each as it came up`) and v1's (`mtrr: your CPUs had unexpected
+/// MTRR settings on resume`), which the notebook's MacBook captures show.
+pub(crate) const FIX_DIAGNOSTICS: [&str; 3] = [
+    "resumed with changed MTRRs, restored early",
+    "differed from the saved state",
+    "MTRR settings on resume",
+];
 
 /// Whether a log line is one of the fix's diagnostics ([`FIX_DIAGNOSTICS`]).
 pub(crate) fn is_fix_diagnostic(text: &str) -> bool {
@@ -103,5 +107,31 @@ impl<'a> CycleMtrr<'a> {
     /// where the cycle has no run at all (no `mtrr=debug` lines to tell).
     pub fn changed_cpus(&self) -> Option<Vec<u32>> {
         (!self.runs.is_empty()).then(|| changed_cpus(self.runs.iter().copied()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_fix_diagnostic;
+
+    #[test]
+    fn each_version_of_the_fix_has_its_diagnostic_recognised() {
+        // As each version prints it (v3 in the QEMU lab's mixed case, v2 and v1 as their
+        // patches print them), after the kernel log's own prefix is taken off.
+        for line in [
+            "mtrr: CPUs 1,3,5,7 resumed with changed MTRRs, restored early",
+            "mtrr: CPUs 1-7 resumed with changed MTRRs, restored early",
+            "MTRRs of CPUs 1-7 differed from the saved state, restored each as it came up",
+            "mtrr: your CPUs had unexpected MTRR settings on resume",
+        ] {
+            assert!(is_fix_diagnostic(line), "{line}");
+        }
+        for line in [
+            "mtrr: your CPUs had inconsistent variable MTRR settings",
+            "mtrr: probably your BIOS does not setup all CPUs.",
+            "MTRR default type: write-back",
+        ] {
+            assert!(!is_fix_diagnostic(line), "{line}");
+        }
     }
 }

@@ -363,7 +363,14 @@ pub(super) fn consistency_item(analysis: &Analysis, windows: &[Window]) -> Item 
 }
 
 pub(super) fn warnings_item(analysis: &Analysis, windows: &[Window]) -> Item {
-    let first = windows.first().map_or(0, |w| w.lines.start);
+    // From the first judged cycle on. One that opens the log without an entry line owns the
+    // log from its start, but a warning before the cycle's own first line is the boot's.
+    let first = windows
+        .first()
+        .map_or(0, |w| match (w.cycle.entry, w.index) {
+            (None, 0) => w.cycle.first_line,
+            _ => w.lines.start,
+        });
     let (lines, before): (Vec<u64>, Vec<u64>) = analysis
         .mtrr
         .warnings

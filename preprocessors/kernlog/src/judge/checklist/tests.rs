@@ -361,6 +361,29 @@ fn analyze_and_check_judge_boot_time_mtrr_rewrites_alike() {
 }
 
 #[test]
+fn a_boot_warning_before_a_cycle_without_an_entry_line_is_not_new() {
+    // The log opens with a boot-time MTRR warning, then a bring-up with no suspend entry
+    // line: the cycle owns the log from its start, but the warning came before it.
+    let warnings = |log: String| {
+        let list = check(&analyze_str(&log), Limits::default());
+        let item = list.items.iter().find(|i| i.name == "no new warnings");
+        let item = item.expect("the warnings item").clone();
+        (item, render_checklist(&list))
+    };
+    let warning = "mtrr: your CPUs had inconsistent variable MTRR settings\n";
+    let (item, shown) = warnings(format!("[    1.360000] {warning}{HEALTHY}"));
+    assert_eq!(item.status, Status::Pass, "{shown}");
+    assert!(
+        item.reason.contains("1 earlier, before the first suspend"),
+        "{}",
+        item.reason
+    );
+    // The same warning after the bring-up began is new.
+    let (item, shown) = warnings(format!("{HEALTHY}[  100.013000] {warning}"));
+    assert_eq!(item.status, Status::Fail, "{shown}");
+}
+
+#[test]
 fn a_log_from_boot_with_mtrr_debug_but_without_its_table_is_not_whole() {
     // The command line asks for mtrr=debug, the log starts at boot, the table is missing:
     // lines were lost or cut out, and a PASS could rest on what is left.
