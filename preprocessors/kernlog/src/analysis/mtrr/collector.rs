@@ -415,7 +415,7 @@ fn fixed_change(rest: &str, line: u64, report: &mut MtrrLog) -> Option<RegisterC
 }
 
 fn is_warning(m: &str) -> bool {
-    // The last is the fix's (v2) line, printed without a prefix.
+    // The last is v2's diagnostic, printed without a prefix (v3's starts with `mtrr: `).
     ["mtrr: ", "MTRR: ", "x86/mtrr: ", "MTRRs of CPUs "]
         .iter()
         .any(|p| m.starts_with(p))

@@ -116,7 +116,7 @@ pub(super) fn diagnostic_item(
             Status::Fail,
             format!(
                 "secondary CPUs came back with changed MTRRs but the diagnostic is missing \
-                 ({} of {n}): is the fix (v2) applied?",
+                 ({} of {n}): is the fix (v2 or v3) applied?",
                 resume_list(&missing)
             ),
         )
