@@ -79,14 +79,20 @@ const EVIDENCE_LOG_CAP: u64 = kernlog::evidence::bundle::LOG_CAP;
 /// A bundle folder or a log (a file, `-`, a device) as evidence for `check`, `compare`
 /// and `report`; the log is read into memory, to be analysed and quoted.
 pub fn evidence(path: &Path) -> Result<Evidence> {
+    evidence_and_dumps(path).map(|(e, _)| e)
+}
+
+/// [`evidence`], with the bytes of MSR dumps it read (0 for a log).
+fn evidence_and_dumps(path: &Path) -> Result<(Evidence, u64)> {
     if path.is_dir() {
         let mut files = Folder::new(path);
-        return Evidence::from_bundle(&path.display().to_string(), &mut files).map_err(|e| {
+        let e = Evidence::from_bundle(&path.display().to_string(), &mut files).map_err(|e| {
             anyhow::anyhow!(
                 "{}/{e}; name a bundle folder written by `kernlog capture`, or a log",
                 path.display()
             )
-        });
+        })?;
+        return Ok((e, files.dump_bytes));
     }
     let name = path.file_name().and_then(|n| n.to_str());
     if let Some(file @ ("capture.yaml" | "MANIFEST.yaml")) = name {
@@ -109,14 +115,28 @@ pub fn evidence(path: &Path) -> Result<Evidence> {
             EVIDENCE_LOG_CAP >> 20
         );
     }
-    Evidence::from_log(&path.display().to_string(), bytes)
-        .with_context(|| format!("cannot read {}", path.display()))
+    let e = Evidence::from_log(&path.display().to_string(), bytes)
+        .with_context(|| format!("cannot read {}", path.display()))?;
+    Ok((e, 0))
+}
+
+/// The bytes of regular files in a bundle's `mtrr/` folder, where capture writes its dumps:
+/// what reading the bundle would add to the dumps held, known before it is read.
+fn dump_folder_bytes(bundle: &Path) -> u64 {
+    let Ok(entries) = std::fs::read_dir(bundle.join("mtrr")) else {
+        return 0;
+    };
+    entries
+        .filter_map(|entry| entry.ok()?.metadata().ok())
+        .filter(|m| m.is_file())
+        .map(|m| m.len())
+        .sum()
 }
 
 /// Every input as evidence, the same capture named twice refused.
 pub fn evidence_list(paths: &[PathBuf]) -> Result<Vec<Evidence>> {
     let mut list: Vec<Evidence> = Vec::with_capacity(paths.len());
-    let mut held = 0u64;
+    let (mut held, mut dumps_held) = (0u64, 0u64);
     for (i, path) in paths.iter().enumerate() {
         // Every input's log is held for quoting its lines: together they have one bound,
         // checked on the file's size before it is read, and on what was read.
@@ -129,11 +149,25 @@ pub fn evidence_list(paths: &[PathBuf]) -> Result<Vec<Evidence>> {
             .ok()
             .filter(|m| m.is_file())
             .map_or(0, |m| m.len());
+        // The dumps likewise: on the sizes in `mtrr/` before, on the bytes read after.
+        let dumps = if path.is_dir() {
+            dump_folder_bytes(path)
+        } else {
+            0
+        };
+        if dumps_held + dumps > INPUTS_DUMPS_CAP {
+            bail!(too_many_dumps(path));
+        }
         let e = if held + size > INPUTS_LOG_CAP {
             None
         } else {
-            Some(evidence(path)?)
+            let (e, read) = evidence_and_dumps(path)?;
+            dumps_held += read;
+            Some(e)
         };
+        if dumps_held > INPUTS_DUMPS_CAP {
+            bail!(too_many_dumps(path));
+        }
         held += e.as_ref().map_or(size, |e| e.log.len() as u64);
         let Some(e) = e.filter(|_| held <= INPUTS_LOG_CAP) else {
             bail!(
@@ -161,17 +195,35 @@ pub fn evidence_list(paths: &[PathBuf]) -> Result<Vec<Evidence>> {
 /// of one.
 pub const INPUTS_LOG_CAP: u64 = 2 * EVIDENCE_LOG_CAP;
 
+/// The most bytes of MSR dumps that the inputs of one command hold together: two bundles at
+/// the cap of one.
+pub const INPUTS_DUMPS_CAP: u64 = 2 * kernlog::evidence::bundle::DUMPS_CAP;
+
+fn too_many_dumps(path: &Path) -> String {
+    format!(
+        "{}: the MSR dumps of the bundles named so far take more than {} MiB together, which \
+         compare and report hold at most (hint: name fewer bundles, or the bundles of fewer \
+         boots)",
+        path.display(),
+        INPUTS_DUMPS_CAP >> 20
+    )
+}
+
 /// A bundle's folder on disk, read member by member: regular files only, no link anywhere
 /// inside the folder, no device, FIFO or socket, each within its cap, opened without
 /// blocking.
 pub struct Folder {
     dir: PathBuf,
+    /// Bytes read so far of members other than the log, `capture.yaml` and `MANIFEST.yaml`:
+    /// the MSR dumps.
+    dump_bytes: u64,
 }
 
 impl Folder {
     pub fn new(dir: &Path) -> Folder {
         Folder {
             dir: dir.to_path_buf(),
+            dump_bytes: 0,
         }
     }
 
@@ -276,6 +328,12 @@ impl BundleFiles for Folder {
             .map_err(member_error)?;
         if bytes.len() as u64 > cap {
             return Err(MemberError::TooLarge { cap });
+        }
+        if !matches!(
+            path.as_str(),
+            "kernel.log" | "capture.yaml" | "MANIFEST.yaml"
+        ) {
+            self.dump_bytes += bytes.len() as u64;
         }
         Ok(bytes)
     }

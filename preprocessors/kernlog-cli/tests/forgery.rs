@@ -250,7 +250,12 @@ fn a_capture_yaml_cut_to_fewer_cycles_gives_no_pass() {
         .unwrap();
     fs::write(b.path().join("MANIFEST.yaml"), kept).unwrap();
     let all = no_pass(b.path(), "capture.yaml cut");
-    assert!(all.contains("capture.yaml records 2 cycles"), "{all}");
+    // The lab's captures tie each cycle to the log's records: the third resume falls to
+    // cycle 2, which then has two.
+    assert!(
+        all.contains("capture cycle 2 has 2 suspend attempts in the log"),
+        "{all}"
+    );
 }
 
 #[test]
@@ -333,7 +338,8 @@ fn an_attempt_made_up_between_resumes_hides_nothing() {
     let yaml = fs::read_to_string(b.path().join("capture.yaml")).unwrap();
     let mut anchored = String::new();
     let mut n = 0;
-    for l in yaml.lines() {
+    // The lab's captures record the anchors; they are set anew for the renumbered log.
+    for l in yaml.lines().filter(|l| !l.starts_with("  log_from_seq: ")) {
         anchored.push_str(l);
         anchored.push('\n');
         if l.starts_with("  mtrr: mtrr/after-cycle-") {
@@ -357,4 +363,34 @@ fn an_attempt_made_up_between_resumes_hides_nothing() {
     write_log(b.path(), &forged);
     let all = no_pass(b.path(), "attempts made up between resumes");
     assert!(all.contains("after the first suspend"), "{all}");
+}
+
+#[test]
+fn a_resumed_cycle_recorded_as_aborted_does_not_hide_its_dump() {
+    // Third review: resume 2's dump contradicts the debug lines (check FAILs), and
+    // capture.yaml alone is edited to call cycle 2 aborted with no dump, while the log still
+    // shows the attempt slept and resumed.
+    let b = lab_copy("with-fix-good");
+    let dump = b.path().join("mtrr/after-cycle-2.txt");
+    let text = fs::read_to_string(&dump).unwrap();
+    let edited = text.replacen("cpu3 def=0000000000000c06", "cpu3 def=0000000000000006", 1);
+    assert_ne!(edited, text, "the dump has cpu3's default type");
+    fs::write(&dump, edited).unwrap();
+    let (code, last, all) = check(b.path());
+    assert_eq!((code, last.starts_with("FAIL")), (Some(1), true), "{all}");
+
+    let path = b.path().join("capture.yaml");
+    let yaml = fs::read_to_string(&path).unwrap();
+    let forged = yaml.replacen(
+        "outcome: resumed\n  detail: null\n  mtrr: mtrr/after-cycle-2.txt",
+        "outcome: aborted\n  detail: 'cannot set the RTC alarm'\n  mtrr: null",
+        1,
+    );
+    assert_ne!(forged, yaml, "capture.yaml names cycle 2's dump");
+    fs::write(&path, forged).unwrap();
+    let all = no_pass(b.path(), "cycle 2 recorded as aborted");
+    assert!(
+        all.contains("capture cycle 2 is recorded as aborted, but the log shows its attempt"),
+        "{all}"
+    );
 }

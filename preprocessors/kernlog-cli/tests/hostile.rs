@@ -399,6 +399,37 @@ fn ninety_nine_dumps_of_4096_cpus_are_read_and_compared() {
 }
 
 #[test]
+fn the_dumps_of_many_bundles_together_are_bounded() {
+    // Third review: each bundle within its own bounds, but report holding the dumps of all
+    // of them (282 MB for 24 bundles). Four bundles of about 18 MB of dumps each pass the
+    // 64 MiB that compare and report hold together; the fourth is refused before it is read.
+    let bundles: Vec<tempfile::TempDir> = (0..4)
+        .map(|i| {
+            let b = many_cycle_dumps();
+            edit(
+                &b.path().join("capture.yaml"),
+                "started: 2026-11-30T18:40:00Z",
+                &format!("started: 2026-11-30T18:4{i}:01Z"),
+            );
+            b
+        })
+        .collect();
+    let mut args = vec!["report"];
+    args.extend(bundles.iter().map(|b| s(b.path())));
+    let (code, stdout, stderr) = run(&args);
+    assert_eq!(code, Some(2), "{stdout}{stderr}");
+    assert!(
+        stderr.contains("the MSR dumps of the bundles named so far take more than 64 MiB"),
+        "{stderr}"
+    );
+    assert!(stderr.contains(s(bundles[3].path())), "{stderr}");
+    // Three of them are held: read and reported, not refused.
+    let (code, stdout, stderr) = run(&args[..4]);
+    assert_ne!(code, Some(2), "{stderr}");
+    assert!(stdout.contains("kernlog check:"), "{stdout}{stderr}");
+}
+
+#[test]
 fn report_lines_stay_within_72_columns_whatever_the_stamps_and_names() {
     // A resume's exit stamped 9e18 us makes figures of 19 digits, and a bundle named with
     // 120 characters heads its quoted lines: every line still fits a mail.

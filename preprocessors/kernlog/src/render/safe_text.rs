@@ -74,6 +74,9 @@ fn hidden(c: char) -> bool {
         '\u{fe00}'..='\u{fe0f}' => true,
         // The line and paragraph separators, which some mail readers break lines at.
         '\u{2028}' | '\u{2029}' => true,
+        // Invisible in most fonts: the soft hyphen, the Mongolian vowel separator, the
+        // interlinear annotation marks, and the tag characters (which can spell hidden text).
+        '\u{ad}' | '\u{180e}' | '\u{fff9}'..='\u{fffb}' | '\u{e0000}'..='\u{e007f}' => true,
         _ => false,
     }
 }
@@ -95,6 +98,11 @@ mod tests {
         // A right-to-left override and a zero-width space; tabs and CR too.
         assert_eq!(visible("usb\u{202e}1-1\u{200b}"), "usb<U+202E>1-1<U+200B>");
         assert_eq!(visible("a\tb\r"), "a\\x09b\\x0d");
+        // Hidden text: a soft hyphen and tag characters spelling "ok".
+        assert_eq!(
+            visible("p\u{ad}q\u{e006f}\u{e006b}"),
+            "p<U+00AD>q<U+E006F><U+E006B>"
+        );
         // Ordinary text, line ends and other scripts stay as they are, unallocated.
         let plain = "CPU1 is up\n3月 നവം \\_SB_.PCI0 é";
         assert!(matches!(visible(plain), Cow::Borrowed(t) if t == plain));

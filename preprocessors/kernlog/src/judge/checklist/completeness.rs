@@ -5,9 +5,11 @@
 //! left out could have turned into a FAIL.
 
 use crate::analysis::Analysis;
+use crate::analysis::resume::Cycle;
 use crate::evidence::BundleContents;
 use crate::evidence::bundle::Outcome;
 
+use super::attempts::{Attempt, attempt};
 use super::{Item, Status, Window};
 
 /// The item's name.
@@ -143,15 +145,38 @@ fn capture_gaps(analysis: &Analysis, captured: &BundleContents) -> Vec<String> {
     };
     let mut gaps = Vec::new();
     for c in cycles {
-        let count = numbers.iter().filter(|n| **n == Some(c.n)).count();
-        let resumed = c.outcome.settled() == Outcome::Resumed;
-        if count > 1 || (count == 0 && resumed) {
+        let attempts: Vec<&Cycle> = numbers
+            .iter()
+            .zip(&analysis.cycles)
+            .filter(|(n, _)| **n == Some(c.n))
+            .map(|(_, cycle)| cycle)
+            .collect();
+        let count = attempts.len();
+        let settled = c.outcome.settled();
+        if count > 1 || (count == 0 && settled == Outcome::Resumed) {
             gaps.push(format!(
                 "capture cycle {} has {count} suspend attempt{} in the log where capture.yaml \
                  records one",
                 c.n,
                 if count == 1 { "" } else { "s" }
             ));
+        }
+        // A cycle recorded as not resumed leaves its MSR dump out of the judgement: the log
+        // must not show its attempt as an ordinary resume.
+        if let [cycle] = attempts[..] {
+            let came_back = matches!(
+                attempt(cycle),
+                Attempt::Resumed | Attempt::ResumedWithoutBringup
+            );
+            if came_back && settled != Outcome::Resumed {
+                let line = cycle.entry.map_or(cycle.last_line, |e| e.line);
+                gaps.push(format!(
+                    "capture cycle {} is recorded as {}, but the log shows its attempt (line \
+                     {line}) slept and resumed, so what capture read after it is not judged",
+                    c.n,
+                    settled.name()
+                ));
+            }
         }
     }
     gaps
