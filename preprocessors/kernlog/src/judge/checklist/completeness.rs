@@ -209,11 +209,11 @@ pub(super) fn completeness_item(
             name: NAME,
             status: Status::Pass,
             reason: if analysis.input.sequence.numbered > 0 {
-                "the kernel's record numbers run without a gap from the first suspend on, each thaw and \
-                 debug lines are there"
+                "the kernel's record numbers run without a gap from the first suspend on, and \
+                 each resume has its thaw line (and its MTRR debug lines, where the log has any)"
             } else {
-                "each resume's thaw and debug lines are there (the log's format numbers no \
-                 records, so lines cut out are not seen)"
+                "each resume has its thaw line (and its MTRR debug lines, where the log has \
+                 any); the log's format numbers no records, so lines cut out are not seen"
             }
             .into(),
             lines,
