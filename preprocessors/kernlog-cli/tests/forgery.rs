@@ -23,18 +23,7 @@ fn lab(name: &str) -> PathBuf {
 
 /// A copy of lab bundle `name`, to edit.
 fn lab_copy(name: &str) -> TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    let from = lab(name);
-    fs::create_dir(dir.path().join("mtrr")).unwrap();
-    for sub in ["", "mtrr"] {
-        for entry in fs::read_dir(from.join(sub)).unwrap() {
-            let entry = entry.unwrap();
-            if entry.file_type().unwrap().is_file() {
-                fs::copy(entry.path(), dir.path().join(sub).join(entry.file_name())).unwrap();
-            }
-        }
-    }
-    dir
+    hostile::copy_bundle(&lab(name))
 }
 
 /// `kernlog check` as the lab runs it: (exit status, last line, whole output).

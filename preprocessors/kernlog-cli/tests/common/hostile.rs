@@ -18,8 +18,12 @@ pub fn fixture(name: &str) -> PathBuf {
 
 /// A copy of fixture bundle `name`, to spoil.
 pub fn copy_of(name: &str) -> TempDir {
+    copy_bundle(&fixture(name))
+}
+
+/// A copy of the bundle at `from` (its files and those of its `mtrr/`), to spoil.
+pub fn copy_bundle(from: &Path) -> TempDir {
     let dir = tempfile::tempdir().unwrap();
-    let from = fixture(name);
     fs::create_dir(dir.path().join("mtrr")).unwrap();
     for sub in ["", "mtrr"] {
         for entry in fs::read_dir(from.join(sub)).unwrap() {
