@@ -9,19 +9,41 @@ use std::ops::Range;
 use crate::analysis::mtrr::{MtrrLog, MtrrRun, MtrrWarning, changed_cpus};
 use crate::analysis::resume::Cycle;
 
-/// The lines the fix prints when it restored MTRRs on resume: v3's (`mtrr: CPUs 1,3,5,7
-/// resumed with changed MTRRs, restored early`), v2's (`MTRRs of CPUs 1-7 differed from the
-/// saved state, restored each as it came up`) and v1's (`mtrr: your CPUs had unexpected
-/// MTRR settings on resume`), which the notebook's MacBook captures show.
-pub(crate) const FIX_DIAGNOSTICS: [&str; 3] = [
-    "resumed with changed MTRRs, restored early",
-    "differed from the saved state",
-    "MTRR settings on resume",
+/// The lines the fix prints when it restored MTRRs on resume, whole, as a start and an end
+/// with the list of CPUs between them: v3's (`mtrr: CPUs 1,3,5,7 resumed with changed MTRRs,
+/// restored early`), v2's (`MTRRs of CPUs 1-7 differed from the saved state, restored each
+/// as it came up`) and v1's (`mtrr: your CPUs had unexpected MTRR settings on resume`, no
+/// list), which the notebook's MacBook captures show. Whole, because a line that only
+/// contains those words may be a task's report, whose name and file name any user chooses.
+const FIX_DIAGNOSTICS: [(&str, &str); 3] = [
+    ("mtrr: CPUs ", " resumed with changed MTRRs, restored early"),
+    (
+        "MTRRs of CPUs ",
+        " differed from the saved state, restored each as it came up",
+    ),
+    ("mtrr: your CPUs had unexpected MTRR settings on resume", ""),
 ];
 
 /// Whether a log line is one of the fix's diagnostics ([`FIX_DIAGNOSTICS`]).
 pub(crate) fn is_fix_diagnostic(text: &str) -> bool {
-    FIX_DIAGNOSTICS.iter().any(|d| text.contains(d))
+    let text = text.trim_end();
+    FIX_DIAGNOSTICS.iter().any(|(start, end)| {
+        let cpus = text.strip_prefix(start).and_then(|t| t.strip_suffix(end));
+        match cpus {
+            Some(cpus) if end.is_empty() => cpus.is_empty(),
+            Some(cpus) => is_cpu_list(cpus),
+            None => false,
+        }
+    })
+}
+
+/// `1,3,5-7`: the kernel's `%*pbl` list of CPUs.
+fn is_cpu_list(text: &str) -> bool {
+    let number = |n: &str| !n.is_empty() && n.len() <= 5 && n.bytes().all(|b| b.is_ascii_digit());
+    text.split(',').all(|part| match part.split_once('-') {
+        Some((from, to)) => number(from) && number(to),
+        None => number(part),
+    })
 }
 
 /// The log lines that belong to cycle `index`: from its `PM: suspend entry` (or, in a log
@@ -130,6 +152,13 @@ mod tests {
             "mtrr: your CPUs had inconsistent variable MTRR settings",
             "mtrr: probably your BIOS does not setup all CPUs.",
             "MTRR default type: write-back",
+            // A task named `mtrr: CPUs 1-7` whose file is named like the rest (fourth
+            // attacker review), and lists that are not the kernel's.
+            "mtrr: CPUs 1-7[2869] bad frame in rt_sigreturn frame:fffffffffffffff8 ip:401654 sp:0 orax:f in resumed with changed MTRRs, restored early[1654,401000+78000]",
+            "mtrr: CPUs  resumed with changed MTRRs, restored early",
+            "mtrr: CPUs 1-7 x resumed with changed MTRRs, restored early",
+            "MTRRs of CPUs 1,,3 differed from the saved state, restored each as it came up",
+            "mtrr: your CPUs had unexpected MTRR settings on resume, or not",
         ] {
             assert!(!is_fix_diagnostic(line), "{line}");
         }

@@ -27,18 +27,21 @@ fn asks_mtrr_debug(analysis: &Analysis) -> bool {
 /// What is missing from each resumed window, with the lines that show it.
 fn window_gaps(analysis: &Analysis, windows: &[Window]) -> (Vec<String>, Vec<u64>) {
     let (mut gaps, mut lines) = (Vec::new(), Vec::new());
-    // From the first suspend on, every record counts: an attempt made up between two
-    // resumes, or one without a bring-up, holds no window but may hide what was moved there.
-    let from = analysis
-        .cycles
-        .first()
-        .map_or(u64::MAX, |c| c.entry.map_or(c.first_line, |e| e.line));
+    // Every record of a log with suspend attempts counts, the boot's too: an attempt made up
+    // between two resumes, or one without a bring-up, holds no window but may hide what was
+    // moved there, and records cut out just before the first attempt that is left may have
+    // held a whole attempt.
+    let from = if analysis.cycles.is_empty() {
+        u64::MAX
+    } else {
+        0
+    };
     let breaks = analysis.input.sequence.breaks_in(&(from..u64::MAX));
     if let Some(&first) = breaks.first() {
         gaps.push(format!(
             "the kernel's record numbers skip, repeat or step back, or a line without one \
-             stands between its records, at line {first}{} after the first suspend (records \
-             lost, cut out or put in, or two reads joined)",
+             stands between its records, at line {first}{} (records lost, cut out or put in, \
+             or two reads joined)",
             if breaks.len() > 1 {
                 format!(" and {} more places", breaks.len() - 1)
             } else {

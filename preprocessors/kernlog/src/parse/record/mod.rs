@@ -190,22 +190,25 @@ pub(crate) fn parse_utc_time(text: &str) -> Option<WallTime> {
     wall.year.is_some().then_some(wall)
 }
 
-/// True when a kernel message starts with a task's name and pid, `NAME[PID]: ...`, as the
-/// kernel's reports of a process do (a segfault, a trap, an exit): the name is the one the
-/// process gave itself, text any local user chooses, so such a record is never taken for
-/// one of the kernel's own messages (`mtrr: ...`, `PM: suspend exit`). A task's name has at
-/// most 15 bytes.
+/// True when a kernel message starts with a task's name and pid, as the kernel's reports of
+/// a process do: `NAME[PID]: ...` (a segfault, a trap, an exit), `NAME[PID] ...` (a bad
+/// signal frame) or `NAME (PID): ...` (`drop_caches`). The name is the one the process gave
+/// itself, text any local user chooses, so such a record is never taken for one of the
+/// kernel's own messages (`mtrr: ...`, `PM: suspend exit`). A task's name has at most 15
+/// bytes.
 pub fn starts_with_task_name(message: &str) -> bool {
     let b = message.as_bytes();
-    b.iter()
-        .take(16)
-        .enumerate()
-        .filter(|&(i, &c)| c == b'[' && i > 0)
-        .any(|(i, _)| {
-            let after = &b[i + 1..];
-            let digits = after.iter().take_while(|c| c.is_ascii_digit()).count();
-            digits > 0 && after[digits..].starts_with(b"]: ")
-        })
+    let pid_then = |after: &[u8], close: u8, rest: &[&[u8]]| {
+        let digits = after.iter().take_while(|c| c.is_ascii_digit()).count();
+        digits > 0
+            && after.get(digits) == Some(&close)
+            && rest.iter().any(|r| after[digits + 1..].starts_with(r))
+    };
+    b.iter().take(17).enumerate().any(|(i, &c)| match c {
+        b'[' if (1..16).contains(&i) => pid_then(&b[i + 1..], b']', &[b": ", b" "]),
+        b'(' if (2..17).contains(&i) && b[i - 1] == b' ' => pid_then(&b[i + 1..], b')', &[b": "]),
+        _ => false,
+    })
 }
 
 /// Recognise one line of kernel log text (without its line terminator).

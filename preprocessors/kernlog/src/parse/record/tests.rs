@@ -374,3 +374,30 @@ fn kmsg_records_keep_their_facility_and_sequence() {
         assert_eq!(parse_kmsg_record(text), None, "{text}");
     }
 }
+
+#[test]
+fn the_kernels_reports_of_a_task_start_with_its_name() {
+    // Third and fourth attacker reviews: a segfault, a bad signal frame (no colon after the
+    // pid) and drop_caches, each led by a name the process chose.
+    for message in [
+        "mtrr: CPUs 1-7[2869]: segfault at 0 ip 0 sp 0 error 4 in a[400000+1000]",
+        "mtrr: CPUs 1-7[2869] bad frame in rt_sigreturn frame:fffffffffffffff8 ip:401654 sp:0 orax:f in resumed with changed MTRRs, restored early[1654,401000+78000]",
+        "PM: suspend ex (1234): drop_caches: 3",
+        "a[7] x",
+    ] {
+        assert!(starts_with_task_name(message), "{message}");
+    }
+    // The kernel's own messages, brackets and parentheses in them included.
+    for message in [
+        "mtrr: CPUs 1-7 resumed with changed MTRRs, restored early",
+        "sd 0:0:0:0: [sda] Synchronizing SCSI cache",
+        "PM: suspend exit",
+        "smpboot: Booting Node 0 Processor 1 APIC 0x2",
+        "[8086:9c10] type 01 class 0x060400",
+        "CPU1 is up",
+        "ACPI: PM: Waking up from system sleep state S3 (2)",
+        "Freezing user space processes completed (elapsed 0.001 seconds)",
+    ] {
+        assert!(!starts_with_task_name(message), "{message}");
+    }
+}
