@@ -10,6 +10,12 @@ pub const CYCLES_KEPT: usize = 1_000;
 /// CPUs kept per cycle (brought up, taken offline, failed): the kernel's largest `NR_CPUS`.
 pub const CPUS_KEPT: usize = 8192;
 
+/// CPU bring-ups kept from one log, over all its cycles (four cycles of the largest
+/// machine, a thousand of 32 CPUs): the memory of a log of many cycles of many CPUs stays
+/// bounded below what [`CYCLES_KEPT`] alone allows. The cycles after the one that would pass
+/// it are counted, not kept.
+pub const CPU_BRINGUPS_KEPT: usize = 32_768;
+
 /// Delay-loop probes kept (and probes open at once).
 pub const PROBES_KEPT: usize = 8192;
 
@@ -27,7 +33,7 @@ pub const MTRR_PARTS_KEPT: usize = 1024;
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 #[non_exhaustive]
 pub struct NotKept {
-    /// Cycles after the first [`CYCLES_KEPT`].
+    /// Cycles after the first [`CYCLES_KEPT`], or after [`CPU_BRINGUPS_KEPT`] bring-ups.
     pub cycles: u64,
     /// Lines about CPUs beyond the first [`CPUS_KEPT`] of a cycle.
     pub cpu_lines: u64,

@@ -13,6 +13,22 @@ impl fmt::Display for Checklist {
     }
 }
 
+/// The most characters of an item's reason that the text shows: a reason that lists every
+/// CPU of a hostile log would otherwise make a line of megabytes.
+const REASON_SHOWN: usize = 2000;
+
+/// `text`, cut to [`REASON_SHOWN`] characters with a count of the rest.
+fn clipped(text: &str) -> String {
+    match text.char_indices().nth(REASON_SHOWN) {
+        None => text.to_string(),
+        Some((at, _)) => format!(
+            "{} ... ({} more characters)",
+            &text[..at],
+            text[at..].chars().count()
+        ),
+    }
+}
+
 /// The checklist as text, one item a line, and the verdict last.
 pub fn render_checklist(list: &Checklist) -> String {
     let mut out = String::new();
@@ -22,7 +38,7 @@ pub fn render_checklist(list: &Checklist) -> String {
             "[{}] {}: {}{}\n",
             item.status.label(),
             item.name,
-            one_line(&item.reason),
+            clipped(&one_line(&item.reason)),
             if lines.is_empty() {
                 String::new()
             } else {
@@ -33,4 +49,18 @@ pub fn render_checklist(list: &Checklist) -> String {
     out.push_str(&one_line(&list.verdict));
     out.push('\n');
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_reason_of_megabytes_is_cut_with_a_count() {
+        let long = "CPU 1, ".repeat(1000);
+        let shown = clipped(&long);
+        assert!(shown.ends_with(" ... (5000 more characters)"), "{shown}");
+        assert_eq!(shown.chars().count(), REASON_SHOWN + 27);
+        assert_eq!(clipped("short"), "short");
+    }
 }

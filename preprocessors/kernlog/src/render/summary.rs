@@ -164,7 +164,10 @@ fn write_summary(out: &mut String, a: &Analysis, links: Links) -> std::fmt::Resu
         writeln!(out, "  none")?;
     }
     for f in &a.findings {
-        let lines: Vec<String> = f.lines.iter().map(u64::to_string).collect();
+        let mut lines: Vec<String> = f.lines.iter().take(20).map(u64::to_string).collect();
+        if f.lines.len() > 20 {
+            lines.push(format!("and {} more", f.lines.len() - 20));
+        }
         writeln!(out, "  [{}] {}", f.kind.id(), f.summary)?;
         match links(f.kind) {
             Some(see) => writeln!(out, "      lines {}; see {see}", lines.join(", "))?,

@@ -447,3 +447,28 @@ fn endless_input_keeps_a_bounded_part_and_counts_the_rest() {
     assert_eq!(tracker.not_kept(), (3, 0));
     assert_eq!(tracker.finish().len(), CYCLES_KEPT);
 }
+
+#[test]
+fn many_cycles_of_many_cpus_keep_the_first_bring_ups_only() {
+    use crate::analysis::limits::CPU_BRINGUPS_KEPT;
+    // Fifth attacker review: cycles of 200 CPUs each, far more bring-ups than one log keeps.
+    let mut cycle = String::from(
+        "[    3.000000] PM: suspend entry (deep)\n[    3.100000] Enabling non-boot CPUs ...\n",
+    );
+    for cpu in 1..=200 {
+        cycle.push_str(&format!("[    3.200000] CPU{cpu} is up\n"));
+    }
+    cycle.push_str("[    3.300000] PM: suspend exit\n");
+    let cycles = CPU_BRINGUPS_KEPT / 200 + 10;
+    let log = cycle.repeat(cycles);
+    let mut reader = RecordReader::new(log.as_bytes());
+    let mut tracker = CycleTracker::new();
+    while let Some(r) = reader.next_record() {
+        tracker.push(&r.unwrap());
+    }
+    let kept = CPU_BRINGUPS_KEPT / 200;
+    assert_eq!(tracker.not_kept(), ((cycles - kept) as u64, 0));
+    let cs = tracker.finish();
+    assert_eq!(cs.len(), kept);
+    assert!(cs.iter().map(|c| c.cpus.len()).sum::<usize>() <= CPU_BRINGUPS_KEPT);
+}

@@ -12,7 +12,7 @@ use super::held::HeldRecord;
 use super::model::*;
 use super::open::Open;
 
-use crate::analysis::limits::{CPUS_KEPT, CYCLES_KEPT};
+use crate::analysis::limits::{CPU_BRINGUPS_KEPT, CPUS_KEPT, CYCLES_KEPT};
 use crate::parse::reader::{Clock, Record, Time};
 
 /// A backwards step of the monotonic clock larger than this starts a new segment: two
@@ -34,6 +34,8 @@ pub struct CycleTracker {
     held: Vec<HeldRecord>,
     cycles_not_kept: u64,
     cpu_lines_not_kept: u64,
+    /// CPU bring-ups of the cycles kept, over the whole log.
+    bringups_kept: usize,
     /// Android's wall time of an entry printed on the line before it.
     pending_wall_entry: Option<(Event, f64)>,
 }
@@ -200,7 +202,13 @@ impl CycleTracker {
             if !open.resumed && open.cycle.entry.is_some() && open.cycle.resume_evidence.is_none() {
                 open.cycle.last_suspend_record = self.last_event;
             }
-            if self.done.len() < CYCLES_KEPT {
+            // Once a bound stops one cycle, every later one goes uncounted too: the cycles
+            // kept are the log's first ones.
+            let fits = self.cycles_not_kept == 0
+                && self.done.len() < CYCLES_KEPT
+                && self.bringups_kept + open.cycle.cpus.len() <= CPU_BRINGUPS_KEPT;
+            if fits {
+                self.bringups_kept += open.cycle.cpus.len();
                 self.done.push(finish_cycle(open));
             } else {
                 self.cycles_not_kept += 1;
@@ -208,8 +216,9 @@ impl CycleTracker {
         }
     }
 
-    /// Cycles after the first [`CYCLES_KEPT`], and lines about CPUs beyond the first
-    /// [`CPUS_KEPT`] of a cycle, that were read but not kept.
+    /// Cycles after the first [`CYCLES_KEPT`] (or after the first whose CPU bring-ups pass
+    /// [`CPU_BRINGUPS_KEPT`]), and lines about CPUs beyond the first [`CPUS_KEPT`] of a
+    /// cycle, that were read but not kept.
     pub(crate) fn not_kept(&self) -> (u64, u64) {
         (self.cycles_not_kept, self.cpu_lines_not_kept)
     }
