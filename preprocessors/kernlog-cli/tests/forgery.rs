@@ -71,6 +71,12 @@ fn no_pass(bundle: &Path, what: &str) -> String {
     all
 }
 
+/// [`no_pass`], with `said` in the output.
+fn no_pass_saying(bundle: &Path, what: &str, said: &str) {
+    let all = no_pass(bundle, what);
+    assert!(all.contains(said), "{what}: {all}");
+}
+
 #[test]
 fn the_unedited_bundles_give_the_labs_verdicts() {
     // The attacks below start from these two verdicts.
@@ -156,10 +162,10 @@ fn repeated_records_give_no_pass() {
     let again: Vec<String> = lines[last_entry..].to_vec();
     lines.extend(again);
     write_log(b.path(), &lines);
-    let all = no_pass(b.path(), "repeated records");
-    assert!(
-        all.contains("record numbers skip, repeat or step back"),
-        "{all}"
+    no_pass_saying(
+        b.path(),
+        "repeated records",
+        "record numbers skip, repeat or step back",
     );
 }
 
@@ -182,8 +188,11 @@ fn deleting_the_debug_lines_of_one_resume_gives_no_pass() {
         .map(|(_, l)| l)
         .collect();
     write_log(b.path(), &renumber(&kept));
-    let all = no_pass(b.path(), "debug lines of resume 2 cut");
-    assert!(all.contains("cycle 2 has no MTRR debug line"), "{all}");
+    no_pass_saying(
+        b.path(),
+        "debug lines of resume 2 cut",
+        "cycle 2 has no MTRR debug line",
+    );
 }
 
 #[test]
@@ -271,10 +280,10 @@ fn debug_lines_edited_so_that_they_no_longer_read_give_no_pass() {
         })
         .collect();
     write_log(b.path(), &lines);
-    let all = no_pass(b.path(), "debug lines made unreadable");
-    assert!(
-        all.contains("do not read as the debug patch prints them"),
-        "{all}"
+    no_pass_saying(
+        b.path(),
+        "debug lines made unreadable",
+        "do not read as the debug patch prints them",
     );
 }
 
@@ -295,10 +304,10 @@ fn lines_inserted_without_record_numbers_give_no_pass() {
         }
     }
     write_log(b.path(), &lines);
-    let all = no_pass(b.path(), "unnumbered lines inserted");
-    assert!(
-        all.contains("record numbers skip, repeat or step back"),
-        "{all}"
+    no_pass_saying(
+        b.path(),
+        "unnumbered lines inserted",
+        "record numbers skip, repeat or step back",
     );
 }
 
@@ -350,10 +359,10 @@ fn an_attempt_made_up_between_resumes_hides_nothing() {
         forged.push(l);
     }
     write_log(b.path(), &forged);
-    let all = no_pass(b.path(), "attempts made up between resumes");
-    assert!(
-        all.contains("the kernel's record numbers skip, repeat or step back"),
-        "{all}"
+    no_pass_saying(
+        b.path(),
+        "attempts made up between resumes",
+        "the kernel's record numbers skip, repeat or step back",
     );
 }
 
@@ -380,10 +389,10 @@ fn a_resumed_cycle_recorded_as_aborted_does_not_hide_its_dump() {
     );
     assert_ne!(forged, yaml, "capture.yaml names cycle 2's dump");
     fs::write(&path, forged).unwrap();
-    let all = no_pass(b.path(), "cycle 2 recorded as aborted");
-    assert!(
-        all.contains("capture cycle 2 is recorded as aborted, but the log shows its attempt"),
-        "{all}"
+    no_pass_saying(
+        b.path(),
+        "cycle 2 recorded as aborted",
+        "capture cycle 2 is recorded as aborted, but the log shows its attempt",
     );
 }
 
@@ -408,10 +417,10 @@ fn cutting_the_first_attempt_out_up_to_its_thaw_tail_gives_no_pass() {
         + 1;
     let cut: Vec<String> = [&lines[..entry], &lines[tail..]].concat();
     write_log(b.path(), &cut);
-    let all = no_pass(b.path(), "first attempt cut");
-    assert!(
-        all.contains("the kernel's record numbers skip, repeat or step back"),
-        "{all}"
+    no_pass_saying(
+        b.path(),
+        "first attempt cut",
+        "the kernel's record numbers skip, repeat or step back",
     );
 }
 
