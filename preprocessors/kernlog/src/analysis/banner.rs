@@ -15,8 +15,13 @@ pub struct KernelId {
 
 impl KernelId {
     /// Takes the banner or the command line from one kernel message, the first of each.
+    #[inline]
     pub fn push(&mut self, message: &str) {
         if self.build.is_some() && self.cmdline.is_some() {
+            return;
+        }
+        // One byte rules out nearly every line before any further look.
+        if !matches!(message.as_bytes().first(), Some(b'L' | b'C' | b' ' | b'\t')) {
             return;
         }
         let m = message.trim();

@@ -72,9 +72,12 @@ impl SequenceCheck {
     /// log has numbered records, only a record's continuation belongs there: the kernel's
     /// `SUBSYSTEM=` and `DEVICE=` lines, or an empty line.
     pub fn push_unnumbered(&mut self, line: u64, text: &str) {
+        if self.numbered == 0 {
+            return;
+        }
         let continuation =
             text.is_empty() || text.starts_with("SUBSYSTEM=") || text.starts_with("DEVICE=");
-        if self.numbered > 0 && !continuation {
+        if !continuation {
             let before = self.not_kept;
             push_capped(
                 &mut self.unnumbered,

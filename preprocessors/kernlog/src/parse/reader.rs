@@ -90,15 +90,70 @@ impl Record<'_> {
 }
 
 /// Reads records one at a time from a buffered reader.
+///
+/// Lines are taken from `inner` a block at a time (at most [`BLOCK_BYTES`] of whole lines).
+/// A block that is valid UTF-8 without NUL bytes or no-break spaces, as nearly every log is,
+/// is checked once and its lines are parsed where they lie; any other block's lines are
+/// copied out one by one and cleaned.
 pub struct RecordReader<R> {
     inner: R,
+    /// Whole lines read from `inner` and not yet served, from `pos` on.
+    block: Block,
+    pos: usize,
+    /// The start of a line whose end has not been read yet, capped at [`MAX_LINE_BYTES`].
+    partial: Vec<u8>,
+    /// The partial line reached the cap: the rest of it is dropped up to its end.
+    dropping: bool,
+    /// The line a record is made of when its block is not clean text, or it is mail.
     bytes: Vec<u8>,
     text: String,
     line_no: u64,
+    /// The last line served ended in CR: an LF right after it ends nothing more.
     skip_lf: bool,
     /// Inside the body of a quoted-printable mail.
     quoted_printable: bool,
     clock: ClockState,
+}
+
+/// At most this many bytes of whole lines are taken from the input at a time.
+pub const BLOCK_BYTES: usize = 64 * 1024;
+
+/// Whole lines, ending in their line ends (but the input's last line, which may have none).
+enum Block {
+    /// Valid UTF-8, without NUL bytes and no-break spaces: read in place.
+    Text(String),
+    /// Anything else: each line is cleaned and decoded on its own.
+    Bytes(Vec<u8>),
+}
+
+impl Block {
+    fn as_bytes(&self) -> &[u8] {
+        match self {
+            Block::Text(s) => s.as_bytes(),
+            Block::Bytes(b) => b,
+        }
+    }
+
+    /// The buffer back, emptied, to be filled again.
+    fn take_buffer(&mut self) -> Vec<u8> {
+        let mut buf = match std::mem::replace(self, Block::Bytes(Vec::new())) {
+            Block::Text(s) => s.into_bytes(),
+            Block::Bytes(b) => b,
+        };
+        buf.clear();
+        buf
+    }
+
+    /// A block of these bytes, as text when they are clean.
+    fn of(buf: Vec<u8>) -> Block {
+        if memchr::memchr2(0, 0xc2, &buf).is_some() {
+            return Block::Bytes(buf);
+        }
+        match String::from_utf8(buf) {
+            Ok(text) => Block::Text(text),
+            Err(e) => Block::Bytes(e.into_bytes()),
+        }
+    }
 }
 
 #[derive(Default)]
@@ -113,6 +168,10 @@ impl<R: BufRead> RecordReader<R> {
     pub fn new(inner: R) -> Self {
         RecordReader {
             inner,
+            block: Block::Text(String::new()),
+            pos: 0,
+            partial: Vec::new(),
+            dropping: false,
             bytes: Vec::with_capacity(256),
             text: String::with_capacity(256),
             line_no: 0,
@@ -125,19 +184,38 @@ impl<R: BufRead> RecordReader<R> {
     /// The next record, `None` at the end of input, or the I/O error that stopped reading.
     #[inline]
     pub fn next_record(&mut self) -> Option<io::Result<Record<'_>>> {
-        self.bytes.clear();
-        match self.read_line() {
-            Ok(false) => return None,
-            Ok(true) => {}
+        let (start, end) = match self.next_span() {
+            Ok(Some(span)) => span,
+            Ok(None) => return None,
             Err(e) => return Some(Err(e)),
-        }
+        };
         self.line_no += 1;
         let first_line = self.line_no;
         // Mail is rare: one byte decides whether this line may be a header or QP body.
-        if self.quoted_printable || matches!(self.bytes.first(), Some(b'C' | b'c' | b'F')) {
-            if let Err(e) = self.read_mail_line() {
+        let block = self.block.as_bytes();
+        let mail = self.quoted_printable || matches!(block.get(start), Some(b'C' | b'c' | b'F'));
+        let in_place = !mail && matches!(self.block, Block::Text(_));
+        if !in_place {
+            self.bytes.clear();
+            append_capped(&mut self.bytes, &self.block.as_bytes()[start..end]);
+            if let Err(e) = self.clean_line(mail) {
                 return Some(Err(e));
             }
+        }
+        let text = match (&self.block, in_place) {
+            (Block::Text(block), true) => &block[start..end],
+            _ => &self.text,
+        };
+        let line = parse_line(text);
+        Some(Ok(self.clock.place(first_line, line)))
+    }
+
+    /// Decode the line in `bytes` into `text`: mail joined and decoded, NUL bytes dropped,
+    /// no-break spaces read as blanks, invalid UTF-8 replaced.
+    #[cold]
+    fn clean_line(&mut self, mail: bool) -> io::Result<()> {
+        if mail {
+            self.read_mail_line()?;
         }
         // One pass finds both rare bytes: NUL (dropped) and the lead byte of a no-break space
         // (which mail clients and web pages put in a stamp's padding; it reads as a blank).
@@ -147,26 +225,17 @@ impl<R: BufRead> RecordReader<R> {
             nbsp = memchr::memchr_iter(0xc2, &self.bytes)
                 .any(|i| self.bytes.get(i + 1) == Some(&0xa0));
         }
-        // Valid UTF-8 is read in place; anything else is decoded lossily into `text`.
-        let text = match std::str::from_utf8(&self.bytes) {
-            Ok(s) if !nbsp => s,
-            _ => {
-                self.text.clear();
-                self.text.push_str(&String::from_utf8_lossy(&self.bytes));
-                if nbsp {
-                    self.text = self.text.replace('\u{a0}', " ");
-                }
-                &self.text
-            }
-        };
-        let line = parse_line(text);
-        Some(Ok(self.clock.place(first_line, line)))
+        self.text.clear();
+        self.text.push_str(&String::from_utf8_lossy(&self.bytes));
+        if nbsp {
+            self.text = self.text.replace('\u{a0}', " ");
+        }
+        Ok(())
     }
 
     /// Mail headers switch quoted-printable decoding on and off; in a quoted-printable body,
     /// lines ending in a soft break (`=`) are joined with the next and escapes decoded. The
     /// record keeps the number of its first line.
-    #[cold]
     fn read_mail_line(&mut self) -> io::Result<()> {
         if let Some(on) = mail::encoding_switch(&self.bytes) {
             self.quoted_printable = on;
@@ -177,9 +246,10 @@ impl<R: BufRead> RecordReader<R> {
         }
         while let Some(kept) = mail::soft_break(&self.bytes) {
             self.bytes.truncate(kept);
-            if !self.read_line()? {
+            let Some((start, end)) = self.next_span()? else {
                 break;
-            }
+            };
+            append_capped(&mut self.bytes, &self.block.as_bytes()[start..end]);
             self.line_no += 1;
         }
         let decoded = quoted_printable::decode(&self.bytes, quoted_printable::ParseMode::Robust)
@@ -188,10 +258,34 @@ impl<R: BufRead> RecordReader<R> {
         Ok(())
     }
 
-    /// Appends one line to `self.bytes`; false at end of input.
+    /// Where the next line lies in the block, without its line end (reading another block
+    /// when this one is done); `None` at the end of input.
     #[inline]
-    fn read_line(&mut self) -> io::Result<bool> {
-        let mut read_any = false;
+    fn next_span(&mut self) -> io::Result<Option<(usize, usize)>> {
+        loop {
+            if self.pos >= self.block.as_bytes().len() && !self.fill_block()? {
+                return Ok(None);
+            }
+            let block = self.block.as_bytes();
+            if std::mem::take(&mut self.skip_lf) && block[self.pos] == b'\n' {
+                self.pos += 1;
+                if self.pos == block.len() {
+                    continue;
+                }
+            }
+            let start = self.pos;
+            let end =
+                memchr::memchr2(b'\n', b'\r', &block[start..]).map_or(block.len(), |i| start + i);
+            self.skip_lf = block.get(end) == Some(&b'\r');
+            self.pos = end + 1;
+            return Ok(Some((start, end)));
+        }
+    }
+
+    /// Take the next block of whole lines from the input; false when it has no more bytes.
+    fn fill_block(&mut self) -> io::Result<bool> {
+        let mut buf = self.block.take_buffer();
+        self.pos = 0;
         loop {
             let chunk = match self.inner.fill_buf() {
                 Ok(c) => c,
@@ -199,28 +293,38 @@ impl<R: BufRead> RecordReader<R> {
                 Err(e) => return Err(e),
             };
             if chunk.is_empty() {
-                return Ok(read_any);
+                // The input's last line, without a line end.
+                buf.append(&mut self.partial);
+                self.dropping = false;
+                break;
             }
-            let mut start = 0;
-            if std::mem::take(&mut self.skip_lf) && chunk[0] == b'\n' {
-                start = 1;
-            }
-            match memchr::memchr2(b'\n', b'\r', &chunk[start..]) {
-                Some(i) => {
-                    let end = start + i;
-                    append_capped(&mut self.bytes, &chunk[start..end]);
-                    self.skip_lf = chunk[end] == b'\r';
-                    self.inner.consume(end + 1);
-                    return Ok(true);
+            let take = &chunk[..chunk.len().min(BLOCK_BYTES)];
+            let taken = take.len();
+            match memchr::memrchr2(b'\n', b'\r', take) {
+                Some(last) => {
+                    // The partial line ends at the first line end: capped, then the lines after.
+                    let first = memchr::memchr2(b'\n', b'\r', take).unwrap_or(last);
+                    if !std::mem::take(&mut self.dropping) {
+                        append_capped(&mut self.partial, &take[..first]);
+                    }
+                    buf.append(&mut self.partial);
+                    buf.extend_from_slice(&take[first..=last]);
+                    append_capped(&mut self.partial, &take[last + 1..]);
+                    self.dropping = self.partial.len() >= MAX_LINE_BYTES;
+                    self.inner.consume(taken);
+                    break;
                 }
                 None => {
-                    read_any |= chunk.len() > start;
-                    append_capped(&mut self.bytes, &chunk[start..]);
-                    let n = chunk.len();
-                    self.inner.consume(n);
+                    if !self.dropping {
+                        append_capped(&mut self.partial, take);
+                        self.dropping = self.partial.len() >= MAX_LINE_BYTES;
+                    }
+                    self.inner.consume(taken);
                 }
             }
         }
+        self.block = Block::of(buf);
+        Ok(!self.block.as_bytes().is_empty())
     }
 }
 
@@ -230,6 +334,7 @@ fn append_capped(buf: &mut Vec<u8>, bytes: &[u8]) {
 }
 
 impl ClockState {
+    #[inline]
     fn place<'a>(&mut self, line_no: u64, line: Line<'a>) -> Record<'a> {
         let placed = match line.stamp {
             Some(Stamp::Monotonic(us)) => Some(Time {
@@ -493,8 +598,55 @@ mod tests {
         let mut reader = RecordReader::new(io::BufReader::new(input));
         let first = reader.next_record().unwrap().unwrap();
         assert_eq!(first.message.len(), MAX_LINE_BYTES);
-        assert!(reader.bytes.capacity() <= 2 * MAX_LINE_BYTES);
+        assert!(reader.partial.capacity() <= 2 * MAX_LINE_BYTES);
+        assert!(reader.block.as_bytes().len() <= MAX_LINE_BYTES + BLOCK_BYTES);
         assert_eq!(reader.next_record().unwrap().unwrap().message, "next");
+    }
+
+    /// Every record of `input` read through a buffer of `capacity` bytes.
+    fn messages_through(input: &[u8], capacity: usize) -> Vec<(u64, String)> {
+        let mut reader = RecordReader::new(io::BufReader::with_capacity(capacity, input));
+        let mut out = Vec::new();
+        while let Some(r) = reader.next_record() {
+            let r = r.unwrap();
+            out.push((r.line, r.message.to_string()));
+        }
+        out
+    }
+
+    #[test]
+    fn lines_read_alike_across_block_and_buffer_boundaries() {
+        // Multi-byte text, CR LF, a lone CR, an empty line, an invalid byte and a NUL among
+        // clean lines, and a last line without its end: any buffer size, the same records.
+        let mut input = Vec::new();
+        for i in 0..3000 {
+            let line: &[u8] = match i % 7 {
+                0 => "[    1.000000] PM: suspend entry (deep) \u{2713}\r\n".as_bytes(),
+                1 => b"\n",
+                2 => b"[    2.000000] CPU1 is up\r",
+                3 => b"[    3.000000] bad \xff byte\n",
+                4 => b"[    4.000000] nul\x00 byte\n",
+                5 => "[    5.000000] \u{e9}t\u{e9} \u{1f600}\n".as_bytes(),
+                _ => b"[    6.000000] usb 1-1: plain\n",
+            };
+            input.extend_from_slice(line);
+        }
+        input.extend_from_slice(b"[    7.000000] last");
+        let expected = messages_through(&input, input.len());
+        assert_eq!(expected.len(), 3001);
+        assert_eq!(expected[1].1, "");
+        assert_eq!(expected[2].1, "CPU1 is up");
+        assert_eq!(expected[3].1, "bad \u{fffd} byte");
+        assert_eq!(expected[4].1, "nul byte");
+        assert_eq!(expected[5].1, "\u{e9}t\u{e9} \u{1f600}");
+        assert_eq!(expected[3000], (3001, "last".to_string()));
+        for capacity in [1, 3, 7, 64, 4096, BLOCK_BYTES - 1, BLOCK_BYTES + 5] {
+            assert_eq!(
+                messages_through(&input, capacity),
+                expected,
+                "buffer {capacity}"
+            );
+        }
     }
 
     #[test]

@@ -6,6 +6,7 @@ use super::prefix::{Hostless, split_caller, split_host_ident};
 use super::{Format, Line, Stamp};
 
 /// Lines that start with `[`: dmesg, dmesg -T, reltime, short-monotonic.
+#[inline]
 pub(super) fn parse_bracketed(text: &str) -> Option<Line<'_>> {
     // Callers pass any message that may hold a stamp; only `[...]` is one here.
     if !text.starts_with('[') {

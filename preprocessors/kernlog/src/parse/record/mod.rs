@@ -196,8 +196,13 @@ pub(crate) fn parse_utc_time(text: &str) -> Option<WallTime> {
 /// itself, text any local user chooses, so such a record is never taken for one of the
 /// kernel's own messages (`mtrr: ...`, `PM: suspend exit`). A task's name has at most 15
 /// bytes.
+#[inline]
 pub fn starts_with_task_name(message: &str) -> bool {
     let b = message.as_bytes();
+    // Nearly every message has neither bracket near its start: a few word tests say so.
+    if !bracket_near_start(b) {
+        return false;
+    }
     let pid_then = |after: &[u8], close: u8, rest: &[&[u8]]| {
         let digits = after.iter().take_while(|c| c.is_ascii_digit()).count();
         digits > 0
@@ -211,8 +216,39 @@ pub fn starts_with_task_name(message: &str) -> bool {
     })
 }
 
+/// True when `[` or `(` is among the first 17 bytes, where a task name's bracket can be.
+/// Eight bytes are tested at a time (the zero-byte test on the bytes XOR the bracket).
+fn bracket_near_start(b: &[u8]) -> bool {
+    const ONES: u64 = u64::from_ne_bytes([1; 8]);
+    const HIGHS: u64 = ONES << 7;
+    let has = |word: u64, byte: u8| {
+        let x = word ^ (ONES * u64::from(byte));
+        x.wrapping_sub(ONES) & !x & HIGHS != 0
+    };
+    match (b.get(..8), b.get(8..16)) {
+        (Some(low), Some(high)) => {
+            let low = u64::from_ne_bytes(low.try_into().unwrap_or_default());
+            let high = u64::from_ne_bytes(high.try_into().unwrap_or_default());
+            has(low, b'[')
+                || has(low, b'(')
+                || has(high, b'[')
+                || has(high, b'(')
+                || matches!(b.get(16), Some(b'[' | b'('))
+        }
+        _ => b.iter().any(|&c| c == b'[' || c == b'('),
+    }
+}
+
 /// Recognise one line of kernel log text (without its line terminator).
+#[inline]
 pub fn parse_line(raw: &str) -> Line<'_> {
+    // The common shape, `[  426.169808] message`: a line that starts with its bracket has
+    // no quoting, capture date, level or facility before it to strip.
+    if raw.as_bytes().first() == Some(&b'[') {
+        if let Some(line) = parse_bracketed(raw.trim_end()) {
+            return line;
+        }
+    }
     let text = strip_quoting(raw).trim_end();
     let text = strip_capture_stamp(text);
     let facility = prefix_facility(text);
