@@ -175,8 +175,8 @@ mod tests;
 pub use dmesg::{KmsgRecord, parse_kmsg_record};
 use dmesg::{parse_bracketed, parse_kmsg};
 use prefix::{
-    capture_stamp_len, facility_name, glued_stamp_start, prefix_facility, split_caller,
-    strip_level, strip_quoting, strip_unknown_stamp,
+    bytes_equal, capture_stamp_len, facility_name, glued_stamp_start, prefix_facility,
+    split_caller, strip_level, strip_quoting, strip_unknown_stamp,
 };
 use syslog::{parse_dateless_kernel_line, parse_iso_line, parse_month_line};
 
@@ -217,22 +217,19 @@ pub fn starts_with_task_name(message: &str) -> bool {
 }
 
 /// True when `[` or `(` is among the first 17 bytes, where a task name's bracket can be.
-/// Eight bytes are tested at a time (the zero-byte test on the bytes XOR the bracket).
 fn bracket_near_start(b: &[u8]) -> bool {
-    const ONES: u64 = u64::from_ne_bytes([1; 8]);
-    const HIGHS: u64 = ONES << 7;
-    let has = |word: u64, byte: u8| {
-        let x = word ^ (ONES * u64::from(byte));
-        x.wrapping_sub(ONES) & !x & HIGHS != 0
+    let word = |range: std::ops::Range<usize>| {
+        b.get(range)
+            .and_then(|w| w.try_into().ok())
+            .map(u64::from_le_bytes)
     };
-    match (b.get(..8), b.get(8..16)) {
+    match (word(0..8), word(8..16)) {
         (Some(low), Some(high)) => {
-            let low = u64::from_ne_bytes(low.try_into().unwrap_or_default());
-            let high = u64::from_ne_bytes(high.try_into().unwrap_or_default());
-            has(low, b'[')
-                || has(low, b'(')
-                || has(high, b'[')
-                || has(high, b'(')
+            bytes_equal(low, b'[')
+                | bytes_equal(low, b'(')
+                | bytes_equal(high, b'[')
+                | bytes_equal(high, b'(')
+                != 0
                 || matches!(b.get(16), Some(b'[' | b'('))
         }
         _ => b.iter().any(|&c| c == b'[' || c == b'('),

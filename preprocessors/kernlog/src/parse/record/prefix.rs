@@ -237,16 +237,21 @@ pub(super) fn split_host_ident(
     Some((Some(host), origin, message))
 }
 
-/// The first space. Words are short, too short for a vectorised search to pay its setup:
-/// eight bytes are tested at a time instead (a zero byte in the word XOR the spaces; the
-/// lowest such byte is always a true one).
-fn word_end(b: &[u8]) -> Option<usize> {
+/// The bytes of `word` (eight bytes of text, little-endian) equal to `byte`, as the high bit
+/// of each (a zero byte of the word XOR the byte); the lowest one set is always a true match,
+/// higher ones may be borrows. Short scans test eight bytes at a time with it: the words they
+/// look at are too short for a vectorised search to pay its setup.
+pub(super) fn bytes_equal(word: u64, byte: u8) -> u64 {
     const ONES: u64 = u64::from_le_bytes([1; 8]);
-    const SPACES: u64 = ONES * b' ' as u64;
+    let x = word ^ (ONES * u64::from(byte));
+    x.wrapping_sub(ONES) & !x & (ONES << 7)
+}
+
+/// The first space.
+fn word_end(b: &[u8]) -> Option<usize> {
     let mut at = 0;
     while let Some(word) = b.get(at..at + 8) {
-        let x = u64::from_le_bytes(word.try_into().ok()?) ^ SPACES;
-        let zero = x.wrapping_sub(ONES) & !x & (ONES << 7);
+        let zero = bytes_equal(u64::from_le_bytes(word.try_into().ok()?), b' ');
         if zero != 0 {
             return Some(at + zero.trailing_zeros() as usize / 8);
         }
