@@ -5,13 +5,13 @@ Usage: judge.py KERNEL CASE BUNDLE CHECK_OUTPUT APS CYCLES
 
 KERNEL is without-fix, with-fix or leaky-fix (the fix with a test-only leak, which the
 good-stale case must catch); CASE one of seabios, ovmf, clobber, good, mixed, stale,
-good-stale, guest, hotplug (see examples/qemu-lab/run). BUNDLE is what `kernlog capture` recorded in the guest. The counts
+good-stale, guest, hotplug, hibernate (see examples/qemu-lab/run). BUNDLE is what `kernlog capture` recorded in the guest. The counts
 come from its kernel.log (the kernel's own log, from /dev/kmsg) by reading, not from kernlog:
 the debug patch prints one `MTRR cpu N changes:XYZ` line per set_mtrr_state() pass ("___"
 for a pass that wrote nothing) and, with stop_machine_debug, one `stop_machine: rendezvous`
 line per rendezvous; the bundle's mtrr/*.txt hold every CPU's MTRRs after boot and after
-every resume, read from /dev/cpu/N/msr. For
-each resume (a suspend whose boot CPU went through the platform's low-level resume) it counts
+every resume, read from /dev/cpu/N/msr. For each resume (a suspend whose boot CPU went
+through the platform's low-level resume, or a hibernation whose image was restored) it counts
 
 - the boot CPU's restore: did it write anything (before "Enabling non-boot CPUs");
 - while the APs are thawed: set_mtrr_state() passes, passes that wrote (MTRR writes),
@@ -46,22 +46,25 @@ V1_DIAGNOSTIC = "unexpected MTRR settings on resume"
 
 
 def attempts(lines):
-    """Each suspend attempt that thawed the APs: whether the platform resumed it, the boot
+    """Each suspend or hibernation attempt that thawed the APs: whether it resumed, the boot
     CPU's lines before the thaw, the thaw's lines and the line that ended the thaw (None if
-    the log ends inside it)."""
+    the log ends inside it). A hibernation's log, read in the restored system, holds what the
+    kernel printed up to its image and then the restore: the thaw that followed the image's
+    creation, in the boot that powered off, is not in it."""
     out, current = [], None
     for line in lines:
-        if "PM: suspend entry" in line:
+        if "PM: suspend entry" in line or "PM: hibernation: hibernation entry" in line:
             current = {"bp": [], "thaw": [], "thawing": False, "resumed": False, "end": None}
             out.append(current)
             continue
         if current is None:
             continue
-        if "Low-level resume complete" in line:
+        if "Low-level resume complete" in line or "Hibernation image restored successfully" in line:
             current["resumed"] = True
         if "Enabling non-boot CPUs" in line:
             current["thawing"] = True
-        if current["thawing"] and ("PM: suspend exit" in line or "Waking up from system sleep state" in line):
+        ends = ("PM: suspend exit", "Waking up from system sleep state", "PM: hibernation: hibernation exit")
+        if current["thawing"] and any(end in line for end in ends):
             current["thawing"] = False
             current["end"] = line
         if current["thawing"]:
@@ -134,7 +137,9 @@ def compare_dumps(bundle):
 def expected(kernel, case, aps):
     """What each resume must show: (boot CPU writes, APs restored early, writes, passes,
     rendezvous, diagnostics). QEMU resets the APs on INIT, except where the test-only
-    firmware restores them (good, good-stale: every AP; mixed: the even-numbered ones); the
+    firmware restores them (good, good-stale: every AP; mixed: the even-numbered ones; a
+    hibernation's restore has no firmware in it, and its boot CPU is as the booting kernel
+    set it up, which is as the restored kernel did at its own boot); the
     fix restores the APs that differ early unless the hypervisor bit sends it down the old
     path (guest), and its final rendezvous leaves out the boot CPU and the APs it restored
     early."""

@@ -26,6 +26,7 @@ CASES = {
     "good-stale": ("SeaBIOS", " labscenario=hotplug-abort qemulab_restore_aps", "restored on every CPU by the test-only patch once it has recorded them; first the APs offline and back, and an attempt aborted at pm_test=core"),
     "guest": ("SeaBIOS", "", "as SeaBIOS leaves them, with the hypervisor CPUID bit set (the fix's old path)"),
     "hotplug": ("SeaBIOS", " labscenario=hotplug", "as SeaBIOS leaves them; first every AP put online by hand, in order, three times; no debug printing (a timing run)"),
+    "hibernate": ("SeaBIOS", " labscenario=hibernate pm_debug_messages", "as the next boot leaves them when it restores the hibernation image: every AP reset by QEMU's INIT, the boot CPU as that boot set it up"),
 }
 
 
@@ -58,6 +59,10 @@ def main():
         bios_arg = " -bios /usr/share/ovmf/OVMF.fd" if bios == "OVMF" else ""
         cpu = "qemu64,hypervisor=on" if case_key == "guest" else "qemu64,hypervisor=off"
         debugging = "" if case_key == "hotplug" else " mtrr=debug stop_machine_debug=1"
+        hibernate = case_key == "hibernate"
+        disk = " -drive file=SWAP,format=raw,if=virtio (a 256 MiB swap disk), once per cycle and once more" if hibernate else ""
+        sleep = "--hibernate" if hibernate else "--mem-sleep deep"
+        cycles_are = "hibernation/restore cycles" if hibernate else "suspend/resume cycles"
         entries.append(
             [
                 f"- path: {path}",
@@ -70,13 +75,13 @@ def main():
                 "  command: "
                 + q(
                     f"qemu-system-x86_64 -accel tcg -machine pc -cpu {cpu} -smp {cpus} -m 256{bios_arg} -append 'console=ttyS0 "
-                    f"no_console_suspend loglevel=4 log_buf_len=4M{debugging} printk.devkmsg=on labcycles={cycles}{extra}'; "
-                    f"in the guest: kernlog capture --method sysfs --mem-sleep deep --cycles {cycles}"
+                    f"no_console_suspend loglevel=4 log_buf_len=4M{debugging} printk.devkmsg=on labcycles={cycles}{extra}'{disk}; "
+                    f"in the guest: kernlog capture --method sysfs {sleep} --cycles {cycles}"
                 ),
                 "  follows: "
                 + q(f"the kernel {kernel} (with the debug and test-only patches) under {bios}; MTRRs {firmware}"),
                 "  description: "
-                + q(f"Boot, {cycles} suspend/resume cycles and power-off of the QEMU lab guest, {kernel}; MTRRs {firmware}."),
+                + q(f"Boot, {cycles} {cycles_are} and power-off of the QEMU lab guest, {kernel}; MTRRs {firmware}."),
                 "  elisions: []",
                 "  notes:",
                 *[f"  - {q(n)}" for n in notes],

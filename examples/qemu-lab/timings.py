@@ -5,10 +5,10 @@ time, and what that says (or does not) about the fix.
 Usage: timings.py OUT ACCEL LOAD FIX RUN...   each RUN is KERNEL/CASE=BUNDLE_DIR
 
 The log is cut into suspend attempts the way judge.py cuts it. Each run records the kernel
-release and the number of CPUs its log names. For every attempt that the platform resumed:
-the bring-up phase (from "Enabling non-boot CPUs" to the last "CPUn is up",
-null if no CPU came up), the thaw (to the line that ends it, the platform's "Waking up", so
-the final rendezvous is in it), each AP's own step (from its "Booting ... Processor N" line to
+release and the number of CPUs its log names. For every attempt that resumed (a hibernation:
+whose image was restored): the bring-up phase (from "Enabling non-boot CPUs" to the last
+"CPUn is up", null if no CPU came up), the thaw (to the line that ends it, the platform's
+"Waking up" or a hibernation's "hibernation exit", so the final rendezvous is in it), each AP's own step (from its "Booting ... Processor N" line to
 its "CPUN is up") and each MTRR rendezvous of the thaw, timed from the debug
 patch's `stop_machine: rendezvous` line to its last MTRR write (the last `MTRR cpu` line
 before the next rendezvous, "CPUn is up" or the end of the thaw; the debug patch prints no
@@ -118,7 +118,8 @@ def main():
     lines = [
         "# Emulator time (QEMU TCG on the machine that ran the lab), not hardware time, in ms per",
         "# resume: bringup_ms from Enabling non-boot CPUs to the last CPU up, thaw_ms to the",
-        "# platform's Waking up line (the final rendezvous included), and the count and median",
+        "# platform's Waking up line or a hibernation's exit line (the final rendezvous",
+        "# included), and the count and median",
         "# of the MTRR rendezvous in the thaws, each from its start to its last MTRR write: the",
         "# early ones (before the last CPU is up: one per AP restored as it came up) and the final",
         "# one after the bring-up;",

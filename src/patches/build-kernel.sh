@@ -28,7 +28,7 @@ while [ $# -gt 0 ]; do
     --localmodconfig) localmod=yes; shift ;;
     --target) target=${2:?--target needs bindeb-pkg or bzImage}; shift 2 ;;
     --version-suffix) suffix=${2?--version-suffix needs a value}; shift 2 ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
     -*) die "unknown option $1 (see --help)" ;;
     *) break ;;
   esac

@@ -11,7 +11,7 @@ use std::time::{Duration, SystemTime};
 
 use signal_hook::consts::{SIGHUP, SIGINT, SIGTERM};
 
-use kernlog::evidence::bundle::Method;
+use kernlog::evidence::bundle::{Method, Sleep};
 
 /// Where capture, running as root, looks for `modprobe` and `systemctl`: the system's own
 /// folders, never a `PATH` the invoking user set (`su -c` keeps it), where a program of
@@ -29,9 +29,10 @@ pub trait Host {
     fn load_msr_module(&mut self) -> Result<(), String>;
     /// One MSR of one CPU.
     fn read_msr(&self, cpu: u32, msr: u32) -> Result<u64, String>;
-    /// Asks for one suspend to RAM. `sysfs` returns once the machine has resumed;
-    /// `systemd` returns once systemd has taken the request.
-    fn request_suspend(&mut self, method: Method) -> Result<(), String>;
+    /// Asks for one suspend or hibernation. `sysfs` returns once the machine has resumed
+    /// (a hibernation: once the next boot has restored the image); `systemd` returns once
+    /// systemd has taken the request.
+    fn request_suspend(&mut self, method: Method, sleep: Sleep) -> Result<(), String>;
     /// The wall clock (it runs on while the machine sleeps).
     fn now(&self) -> SystemTime;
     /// Waits a little between looks at the kernel's log.
@@ -92,23 +93,27 @@ impl Host for RealHost {
         Ok(u64::from_le_bytes(bytes))
     }
 
-    fn request_suspend(&mut self, method: Method) -> Result<(), String> {
+    fn request_suspend(&mut self, method: Method, sleep: Sleep) -> Result<(), String> {
+        let (state, verb) = match sleep {
+            Sleep::Suspend => ("mem", "suspend"),
+            Sleep::Hibernate => ("disk", "hibernate"),
+        };
         match method {
             Method::Sysfs => {
                 let path = self.path("sys/power/state");
-                std::fs::write(&path, "mem")
-                    .map_err(|e| format!("writing mem to {}: {e}", path.display()))
+                std::fs::write(&path, state)
+                    .map_err(|e| format!("writing {state} to {}: {e}", path.display()))
             }
             Method::Systemd => {
                 let out = Command::new("systemctl")
                     .env("PATH", SYSTEM_PATH)
-                    .arg("suspend")
+                    .arg(verb)
                     .output()
                     .map_err(|e| format!("cannot run systemctl: {e}"))?;
                 if out.status.success() {
                     Ok(())
                 } else {
-                    Err(command_failure("systemctl suspend", &out))
+                    Err(command_failure(&format!("systemctl {verb}"), &out))
                 }
             }
         }

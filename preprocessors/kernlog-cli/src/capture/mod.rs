@@ -17,7 +17,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use kernlog::evidence::bundle::{
-    self, Capture, CapturedCycle, CpuMtrrs, Method, Outcome, Verdict, Wake,
+    self, Capture, CapturedCycle, CpuMtrrs, Method, Outcome, Sleep, Verdict, Wake,
 };
 use kernlog::render::safe_text::one_line;
 
@@ -38,6 +38,11 @@ pub struct CaptureArgs {
     /// /sys/power/state (systems without systemd, such as a busybox initramfs).
     #[arg(long, value_enum, default_value_t = MethodArg::Systemd)]
     method: MethodArg,
+    /// Hibernate instead of suspending to RAM: the kernel writes its image to swap and
+    /// powers off, and the next boot restores it (`systemctl hibernate`, or `disk` to
+    /// /sys/power/state). Needs active swap and a boot that restores the image.
+    #[arg(long, conflicts_with = "mem_sleep")]
+    hibernate: bool,
     /// Seconds after each suspend request at which the RTC alarm wakes the machine.
     #[arg(long, value_name = "SECONDS", default_value_t = 20)]
     wake_after: u64,
@@ -84,6 +89,11 @@ pub fn run(
         MethodArg::Systemd => Method::Systemd,
         MethodArg::Sysfs => Method::Sysfs,
     };
+    let sleep = if args.hibernate {
+        Sleep::Hibernate
+    } else {
+        Sleep::Suspend
+    };
     if args.wake_after == 0 || args.timeout <= args.wake_after {
         bail!(
             "--timeout ({} s) must be longer than --wake-after ({} s), which must be at least 1",
@@ -95,7 +105,7 @@ pub fn run(
         host.var("SUDO_UID").as_deref(),
         host.var("SUDO_GID").as_deref(),
     )?;
-    system::check_ready(host, method)?;
+    system::check_ready(host, method, sleep)?;
     let kernel = system::kernel(host)?;
     let started = bundle::utc_stamp(unix_seconds(host));
     let out = args.out.clone().unwrap_or_else(|| {
@@ -109,12 +119,16 @@ pub fn run(
         started,
         label: args.label.clone().unwrap_or_else(|| kernel.release.clone()),
         method,
+        sleep,
         wake: Wake::Rtc,
         wake_after_s: args.wake_after,
         timeout_s: args.timeout,
         machine: system::machine(host),
         // Read again once --mem-sleep is written.
         mem_sleep: None,
+        hibernation_mode: (sleep == Sleep::Hibernate)
+            .then(|| system::read_trimmed(host, "sys/power/disk"))
+            .flatten(),
         cpus_online: system::cpus_online(host),
         cycles_requested: args.cycles,
         cycles: Vec::new(),
@@ -153,7 +167,7 @@ fn fill(
             .with_context(|| format!("cannot write {word} to /sys/power/mem_sleep"))?;
     }
     capture.mem_sleep = system::read_trimmed(host, "sys/power/mem_sleep");
-    let method = capture.method;
+    let (method, sleep) = (capture.method, capture.sleep);
     let mut w = Writer::create(dir, capture, command, &host.path("dev/kmsg"))?;
     if let Ok(text) = std::fs::read_to_string(host.path("proc/mtrr")) {
         w.add_file(
@@ -192,15 +206,21 @@ fn fill(
         w.checkpoint()?;
         writeln!(
             progress,
-            "kernlog capture: cycle {n} of {}: suspending ({}, RTC wake after {} s)",
+            "kernlog capture: cycle {n} of {}: {} ({}, RTC wake after {} s)",
             args.cycles,
-            match method {
-                Method::Systemd => "systemctl suspend",
-                Method::Sysfs => "mem to /sys/power/state",
+            match sleep {
+                Sleep::Suspend => "suspending",
+                Sleep::Hibernate => "hibernating",
+            },
+            match (method, sleep) {
+                (Method::Systemd, Sleep::Suspend) => "systemctl suspend",
+                (Method::Systemd, Sleep::Hibernate) => "systemctl hibernate",
+                (Method::Sysfs, Sleep::Suspend) => "mem to /sys/power/state",
+                (Method::Sysfs, Sleep::Hibernate) => "disk to /sys/power/state",
             },
             args.wake_after
         )?;
-        let (outcome, detail) = one_cycle(host, &mut w, method, args, n)?;
+        let (outcome, detail) = one_cycle(host, &mut w, (method, sleep), args, n)?;
         if outcome == Outcome::Resumed {
             let path = bundle::mtrr_after_cycle(n);
             w.add_dump(&path, &format!("after resume {n}"), &read_mtrrs(host))?;
@@ -234,11 +254,12 @@ fn set_last(w: &mut Writer, change: impl FnOnce(&mut CapturedCycle)) {
     }
 }
 
-/// One suspend request (cycle `n`) and the wait for its resume, read from the kernel's log.
+/// One suspend or hibernation request (cycle `n`) and the wait for its resume, read from
+/// the kernel's log.
 fn one_cycle(
     host: &mut dyn Host,
     w: &mut Writer,
-    method: Method,
+    (method, sleep): (Method, Sleep),
     args: &CaptureArgs,
     n: u32,
 ) -> Result<(Outcome, Option<String>)> {
@@ -253,7 +274,7 @@ fn one_cycle(
         ));
     }
     let requested = host.now();
-    let request = host.request_suspend(method);
+    let request = host.request_suspend(method, sleep);
     w.kmsg.drain()?;
     stop_if_asked(host, w, &alarm, n)?;
     if let Err(e) = request {
@@ -278,6 +299,14 @@ fn one_cycle(
     let _ = std::fs::write(&alarm, "0");
     let waited = host.now().duration_since(requested).unwrap_or_default();
     let marks = &w.kmsg.marks;
+    // The kernel's own words for the start and the end of the attempt.
+    let (entry, exit) = match sleep {
+        Sleep::Suspend => ("PM: suspend entry", "PM: suspend exit"),
+        Sleep::Hibernate => (
+            "PM: hibernation: hibernation entry",
+            "PM: hibernation: hibernation exit",
+        ),
+    };
     Ok(match (marks.entered, marks.exited, &marks.failure) {
         (_, true, Some(line)) => (Outcome::Aborted, Some(format!("the kernel: {line}"))),
         (_, true, None) if waited > timeout => (
@@ -292,15 +321,19 @@ fn one_cycle(
         (false, false, _) => (
             Outcome::Aborted,
             Some(format!(
-                "no suspend began within {} s (no `PM: suspend entry` in the kernel's log; \
-                 with systemd, see `systemd-inhibit --list`)",
+                "no {} began within {} s (no `{entry}` in the kernel's log; with systemd, \
+                 see `systemd-inhibit --list`)",
+                match sleep {
+                    Sleep::Suspend => "suspend",
+                    Sleep::Hibernate => "hibernation",
+                },
                 args.timeout
             )),
         ),
         (true, false, _) => (
             Outcome::DidNotResume,
             Some(format!(
-                "no `PM: suspend exit` in the kernel's log within {} s",
+                "no `{exit}` in the kernel's log within {} s",
                 args.timeout
             )),
         ),

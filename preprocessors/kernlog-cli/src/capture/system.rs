@@ -1,10 +1,11 @@
 //! What capture needs to know before it starts: whether it can run at all (root, a suspend
-//! to RAM, an RTC alarm, the MSR devices), and the facts of the machine it records.
+//! to RAM or a hibernation with swap, an RTC alarm, the MSR devices), and the facts of the
+//! machine it records.
 
 use std::fs;
 
 use anyhow::{Result, bail};
-use kernlog::evidence::bundle::{Kernel, Machine, Method};
+use kernlog::evidence::bundle::{Kernel, Machine, Method, Sleep};
 
 use super::host::Host;
 
@@ -13,7 +14,7 @@ pub const WAKEALARM: &str = "sys/class/rtc/rtc0/wakealarm";
 
 /// Refuses, with what to do, a machine capture cannot run on; loads `msr` if needed.
 /// Nothing is written before this has passed.
-pub fn check_ready(host: &mut dyn Host, method: Method) -> Result<()> {
+pub fn check_ready(host: &mut dyn Host, method: Method, sleep: Sleep) -> Result<()> {
     if !host.is_superuser() {
         bail!(
             "kernlog capture must run as root: it suspends the machine and reads every CPU's \
@@ -21,17 +22,24 @@ pub fn check_ready(host: &mut dyn Host, method: Method) -> Result<()> {
         );
     }
     let state = read_trimmed(host, "sys/power/state");
-    if !state
-        .as_deref()
-        .unwrap_or("")
-        .split(' ')
-        .any(|s| s == "mem")
-    {
-        bail!(
+    let offers = |word: &str| state.as_deref().unwrap_or("").split(' ').any(|s| s == word);
+    match sleep {
+        Sleep::Suspend if !offers("mem") => bail!(
             "this kernel offers no suspend to RAM: /sys/power/state is {} (expected `mem` among \
              its words; is CONFIG_SUSPEND set, or is suspend disabled on the command line?)",
             describe(state.as_deref())
-        );
+        ),
+        Sleep::Hibernate if !offers("disk") => bail!(
+            "this kernel offers no hibernation: /sys/power/state is {} (expected `disk` among \
+             its words; is CONFIG_HIBERNATION set, or is it off under Secure Boot's lockdown?)",
+            describe(state.as_deref())
+        ),
+        Sleep::Hibernate if !has_swap(host) => bail!(
+            "no active swap in /proc/swaps: a hibernation writes its image to swap (swapon a \
+             swap partition or file at least as large as the memory in use, and boot with \
+             resume= naming it)"
+        ),
+        _ => {}
     }
     if !host.path(WAKEALARM).exists() {
         bail!(
@@ -64,6 +72,13 @@ pub fn check_ready(host: &mut dyn Host, method: Method) -> Result<()> {
         bail!("cannot read the MTRRs of CPU 0 from /dev/cpu/0/msr: {e}");
     }
     Ok(())
+}
+
+/// True when `/proc/swaps` lists a swap area below its heading.
+fn has_swap(host: &dyn Host) -> bool {
+    fs::read_to_string(host.path("proc/swaps"))
+        .map(|text| text.lines().skip(1).any(|line| !line.trim().is_empty()))
+        .unwrap_or(false)
 }
 
 fn describe(value: Option<&str>) -> String {

@@ -9,7 +9,7 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use clap::Parser;
 use kernlog::evidence::bundle::{
-    Bundle, Capture, Method, Outcome, Verdict, parse_dump, read_bundle,
+    Bundle, Capture, Method, Outcome, Sleep, Verdict, parse_dump, read_bundle,
 };
 
 use super::{CaptureArgs, Host, command_line, run};
@@ -33,7 +33,7 @@ pub struct FakeHost {
     pub modprobe_calls: Cell<u32>,
     msrs: RefCell<HashMap<(u32, u32), u64>>,
     pub script: VecDeque<Act>,
-    pub requests: Vec<Method>,
+    pub requests: Vec<(Method, Sleep)>,
     /// `capture.yaml` of this bundle as it was when each suspend was requested.
     pub watch: Option<PathBuf>,
     pub snapshots: Vec<String>,
@@ -170,15 +170,22 @@ impl Host for FakeHost {
             .ok_or_else(|| format!("MSR {msr:#x}: Input/output error"))
     }
 
-    fn request_suspend(&mut self, method: Method) -> Result<(), String> {
-        self.requests.push(method);
+    fn request_suspend(&mut self, method: Method, sleep: Sleep) -> Result<(), String> {
+        self.requests.push((method, sleep));
         if let Some(watch) = &self.watch {
             self.snapshots.push(std::fs::read_to_string(watch).unwrap());
         }
         if let Some(act) = self.meanwhile.take() {
             act();
         }
-        self.kmsg("PM: suspend entry (deep)");
+        let (entry, exit) = match sleep {
+            Sleep::Suspend => ("PM: suspend entry (deep)", "PM: suspend exit"),
+            Sleep::Hibernate => (
+                "PM: hibernation: hibernation entry",
+                "PM: hibernation: hibernation exit",
+            ),
+        };
+        self.kmsg(entry);
         match self
             .script
             .pop_front()
@@ -187,13 +194,16 @@ impl Host for FakeHost {
             Act::Resume(def_type) => {
                 self.advance(Duration::from_secs(3));
                 self.msrs.borrow_mut().insert((1, 0x2ff), def_type);
-                self.kmsg("ACPI: PM: Low-level resume complete");
-                self.kmsg("PM: suspend exit");
+                self.kmsg(match sleep {
+                    Sleep::Suspend => "ACPI: PM: Low-level resume complete",
+                    Sleep::Hibernate => "PM: hibernation: Creating image:",
+                });
+                self.kmsg(exit);
                 Ok(())
             }
             Act::Refused => {
                 self.kmsg("PM: Some devices failed to suspend, or early wake event detected");
-                self.kmsg("PM: suspend exit");
+                self.kmsg(exit);
                 Err("writing mem to /sys/power/state: Device or resource busy".to_string())
             }
             Act::NeverWakes => Ok(()),
@@ -266,7 +276,7 @@ fn three_cycles_that_resume_make_a_complete_bundle() {
         &["--method", "sysfs", "--label", "7.3.4 without the fix"],
     );
     assert_eq!(verdict, Ok(Verdict::Complete));
-    assert_eq!(host.requests, [Method::Sysfs; 3]);
+    assert_eq!(host.requests, [(Method::Sysfs, Sleep::Suspend); 3]);
 
     let bundle = open_bundle(&out);
     let c = &bundle.capture;
@@ -422,6 +432,74 @@ fn without_suspend_to_ram_nothing_is_written() {
         e.contains("no suspend to RAM: /sys/power/state is `freeze disk`"),
         "{e}"
     );
+}
+
+#[test]
+fn a_hibernation_needs_the_kernels_disk_state_and_swap() {
+    let mut host = FakeHost::new();
+    host.write("sys/power/state", "freeze mem\n");
+    let e = refused(&mut host, &["--hibernate"]);
+    assert!(
+        e.contains("no hibernation: /sys/power/state is `freeze mem`"),
+        "{e}"
+    );
+    host.write("sys/power/state", "freeze mem disk\n");
+    // The heading alone: no swap is on.
+    host.write(
+        "proc/swaps",
+        "Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n",
+    );
+    let e = refused(&mut host, &["--hibernate"]);
+    assert!(e.contains("no active swap in /proc/swaps"), "{e}");
+    // mem_sleep chooses the kind of suspend: no meaning for a hibernation.
+    let line = ["capture", "--hibernate", "--mem-sleep", "deep"];
+    let e = Line::try_parse_from(line).err().unwrap().to_string();
+    assert!(e.contains("cannot be used with"), "{e}");
+}
+
+#[test]
+fn hibernation_cycles_write_disk_and_wait_for_the_kernels_exit_line() {
+    let mut host = FakeHost::new();
+    host.write(
+        "sys/power/disk",
+        "platform [shutdown] reboot suspend test_resume\n",
+    );
+    host.write(
+        "proc/swaps",
+        "Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n\
+         /dev/vda                                partition\t262140\t\t0\t\t-2\n",
+    );
+    host.script = [Act::Resume(0xc06), Act::NeverWakes].into();
+    let out = host.path("bundle");
+    let verdict = capture(
+        &mut host,
+        &out,
+        &[
+            "--method",
+            "sysfs",
+            "--hibernate",
+            "--cycles",
+            "2",
+            "--timeout",
+            "30",
+        ],
+    )
+    .unwrap();
+    assert_eq!(host.requests, [(Method::Sysfs, Sleep::Hibernate); 2]);
+    let c = &open_bundle(&out).capture;
+    assert_eq!(c.sleep, Sleep::Hibernate);
+    assert_eq!(
+        c.hibernation_mode.as_deref(),
+        Some("platform [shutdown] reboot suspend test_resume")
+    );
+    let outcomes: Vec<_> = c.cycles.iter().map(|c| c.outcome).collect();
+    assert_eq!(outcomes, [Outcome::Resumed, Outcome::DidNotResume]);
+    // The second attempt began and never ended: the message names hibernation's own line.
+    assert_eq!(
+        c.cycles[1].detail.as_deref(),
+        Some("no `PM: hibernation: hibernation exit` in the kernel's log within 30 s")
+    );
+    assert!(matches!(verdict, Verdict::Incomplete(_)), "{verdict:?}");
 }
 
 #[test]

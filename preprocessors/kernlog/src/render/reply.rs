@@ -25,15 +25,21 @@ fn tested(e: &Evidence) -> String {
 
 fn method(e: &Evidence) -> Option<String> {
     let c = &e.captured.as_ref()?.capture;
-    let how = match c.method {
-        crate::evidence::bundle::Method::Systemd => "systemctl suspend",
-        crate::evidence::bundle::Method::Sysfs => "/sys/power/state",
+    use crate::evidence::bundle::{Method, Sleep};
+    let how = match (c.method, c.sleep) {
+        (Method::Systemd, Sleep::Suspend) => "systemctl suspend",
+        (Method::Systemd, Sleep::Hibernate) => "systemctl hibernate",
+        (Method::Sysfs, Sleep::Suspend) => "/sys/power/state",
+        (Method::Sysfs, Sleep::Hibernate) => "hibernation through /sys/power/state",
     };
-    let mem_sleep = c
-        .mem_sleep
-        .as_deref()
-        .map(|m| format!(", mem_sleep {m}"))
-        .unwrap_or_default();
+    let mem_sleep = match c.sleep {
+        Sleep::Suspend => c.mem_sleep.as_deref().map(|m| format!(", mem_sleep {m}")),
+        Sleep::Hibernate => c
+            .hibernation_mode
+            .as_deref()
+            .map(|m| format!(", /sys/power/disk {m}")),
+    }
+    .unwrap_or_default();
     Some(format!(
         "{} of {} cycles recorded, {how}, RTC wake after {} s{mem_sleep}",
         c.cycles.len(),

@@ -19,6 +19,9 @@ pub struct Capture {
     pub label: String,
     /// How the suspend was requested.
     pub method: Method,
+    /// A suspend to RAM or a hibernation; bundles that name neither were suspends.
+    #[serde(default)]
+    pub sleep: Sleep,
     /// What wakes the machine.
     pub wake: Wake,
     /// Seconds from the request to the wake alarm.
@@ -31,6 +34,9 @@ pub struct Capture {
     pub machine: Machine,
     /// `/sys/power/mem_sleep` as read, e.g. `s2idle [deep]`; `None` if absent.
     pub mem_sleep: Option<String>,
+    /// `/sys/power/disk` as read when hibernating, e.g. `platform [shutdown] reboot`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hibernation_mode: Option<String>,
     /// The CPUs online before the first suspend.
     pub cpus_online: Vec<u32>,
     /// Attempts asked for.
@@ -49,6 +55,18 @@ pub enum Method {
     Systemd,
     /// Writing `mem` to `/sys/power/state` (minimal systems).
     Sysfs,
+}
+
+/// What each cycle asks the kernel for.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Sleep {
+    /// A suspend (`mem`), to RAM or to idle as `/sys/power/mem_sleep` says.
+    #[default]
+    Suspend,
+    /// A hibernation (`disk`): the image written to swap, the machine powered off, the
+    /// image restored by the next boot.
+    Hibernate,
 }
 
 /// What wakes the machine.

@@ -19,7 +19,8 @@ mod msr;
 mod read;
 
 pub use capture::{
-    Capture, CapturedCycle, FORMAT, Kernel, Machine, Method, Outcome, Verdict, Wake, utc_stamp,
+    Capture, CapturedCycle, FORMAT, Kernel, Machine, Method, Outcome, Sleep, Verdict, Wake,
+    utc_stamp,
 };
 pub use manifest::{EntryCommon, ManifestEntry, count_kmsg_records, count_lines, render_manifest};
 pub(crate) use msr::clip;

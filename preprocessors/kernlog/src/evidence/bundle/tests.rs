@@ -102,6 +102,7 @@ fn sample_capture() -> Capture {
         started: utc_stamp(1_796_119_200),
         label: "7.3.4 with v2 of the fix: \"quoted\"".to_string(),
         method: Method::Sysfs,
+        sleep: Sleep::Suspend,
         wake: Wake::Rtc,
         wake_after_s: 20,
         timeout_s: 120,
@@ -116,6 +117,7 @@ fn sample_capture() -> Capture {
             bios_date: None,
         },
         mem_sleep: Some("s2idle [deep]".to_string()),
+        hibernation_mode: None,
         cpus_online: vec![0, 1, 2, 3],
         cycles_requested: 2,
         cycles: vec![CapturedCycle {
@@ -145,6 +147,7 @@ fn capture_yaml_round_trips_with_the_spec_spelling() {
     for expected in [
         "format: kernlog-capture/1\n",
         "method: sysfs\n",
+        "sleep: suspend\n",
         "wake: rtc\n",
         "outcome: resumed\n",
         "mtrr: mtrr/after-cycle-1.txt\n",
@@ -187,12 +190,31 @@ verdict: incomplete (capturing)
 "#;
     let capture = Capture::from_yaml(text).unwrap();
     assert_eq!(capture.method, Method::Systemd);
+    // Written before hibernation was captured: the file names no `sleep`.
+    assert_eq!(capture.sleep, Sleep::Suspend);
+    assert_eq!(capture.hibernation_mode, None);
     assert_eq!(capture.cpus_online.len(), 8);
     assert_eq!(capture.cycles[0].outcome.settled(), Outcome::DidNotResume);
     assert_eq!(
         capture.settled_verdict(),
         Verdict::Incomplete("cycle 1: did-not-resume".to_string())
     );
+}
+
+#[test]
+fn a_hibernation_capture_names_its_sleep_and_mode() {
+    let mut capture = sample_capture();
+    capture.sleep = Sleep::Hibernate;
+    capture.hibernation_mode = Some("platform [shutdown] reboot".to_string());
+    let text = capture.to_yaml();
+    assert!(text.contains("sleep: hibernate\n"), "{text}");
+    assert!(
+        text.contains("hibernation_mode: platform [shutdown] reboot\n"),
+        "{text}"
+    );
+    assert_eq!(Capture::from_yaml(&text).unwrap(), capture);
+    // A suspend's file has no hibernation_mode line at all.
+    assert!(!sample_capture().to_yaml().contains("hibernation_mode"));
 }
 
 #[test]

@@ -95,6 +95,8 @@ pub fn compare(cx: &Resources<'_>, body: &str) -> Outcome<String> {
     let mut table =
         TableModel::new("Values compared across runs", &["group", "run", "value"]).numeric(&[2]);
     let mut bars = Vec::new();
+    // Whether any group has several runs, and so a mean row in the table.
+    let mut means = false;
     let mut groups = Vec::new();
     for (group_index, (group, pattern)) in o.compare.iter().enumerate() {
         let (Some(group), Some(pattern)) = (group.as_str(), pattern.as_str()) else {
@@ -131,6 +133,7 @@ pub fn compare(cx: &Resources<'_>, body: &str) -> Outcome<String> {
             });
         }
         if files.len() > 1 {
+            means = true;
             let mean = values.iter().sum::<f64>() / values.len() as f64;
             table.rows.push(Row {
                 class: "kl-total".into(),
@@ -153,8 +156,13 @@ pub fn compare(cx: &Resources<'_>, body: &str) -> Outcome<String> {
         // Read out as the chart's name: the groups, not the JSON pointer.
         title: format!("Runs compared: {}", groups.join(", ")),
         desc: format!(
-            "One bar per run of the value at {} of each run's analysis, grouped by colour; the table below gives the values and the mean of each group.",
-            o.value
+            "One bar per run of the value at {} of each run's analysis, grouped by colour; the table below gives the values{}.",
+            o.value,
+            if means {
+                " and the mean of each group of several runs"
+            } else {
+                ""
+            }
         ),
         axis_label: unit.suffix().trim().to_string(),
         bars,
