@@ -13,6 +13,12 @@ fn transcript() -> String {
     read("data/debian-guest/transcript.txt")
 }
 
+/// The first group of `pattern`'s first match in `text`; `what` names it when there is none.
+fn first_group(pattern: &str, text: &str, what: &str) -> String {
+    let found = Regex::new(pattern).unwrap().captures(text);
+    found.unwrap_or_else(|| panic!("no {what}"))[1].to_string()
+}
+
 /// The verdict line `kernlog check` printed in the transcript: its first `WORD: ` line
 /// after the command.
 fn check_verdict(transcript: &str) -> String {
@@ -20,37 +26,37 @@ fn check_verdict(transcript: &str) -> String {
         .split_once("\n$ kernlog check ")
         .expect("the transcript runs kernlog check")
         .1;
-    let verdict = Regex::new(r"(?m)^(PASS|FAIL|UNKNOWN): ").unwrap();
-    verdict
-        .captures(after)
-        .expect("kernlog check printed a verdict")[1]
-        .to_string()
+    first_group(
+        r"(?m)^(PASS|FAIL|UNKNOWN): ",
+        after,
+        "verdict of kernlog check",
+    )
 }
 
 #[test]
 fn the_checklist_names_the_verdict_of_the_run_it_shows() {
     let page = read("src/checklist.md");
-    let named = Regex::new(r"The verdict in the run shown is (PASS|FAIL|UNKNOWN)\b")
-        .unwrap()
-        .captures(&page)
-        .expect("src/checklist.md names the verdict of the executed run")[1]
-        .to_string();
+    let named = first_group(
+        r"The verdict in the run shown is (PASS|FAIL|UNKNOWN)\b",
+        &page,
+        "verdict of the executed run in src/checklist.md",
+    );
     assert_eq!(named, check_verdict(&transcript()));
 }
 
 #[test]
 fn the_manifest_names_the_kernlog_and_the_date_of_the_guest_run() {
-    let commit = Regex::new(r"(?m)^kernlog \S+ \(commit ([0-9a-f]{40})")
-        .unwrap()
-        .captures(&transcript())
-        .expect("the transcript has kernlog --version")[1]
-        .to_string();
+    let commit = first_group(
+        r"(?m)^kernlog \S+ \(commit ([0-9a-f]{40})",
+        &transcript(),
+        "kernlog --version in the transcript",
+    );
     let capture = read("data/debian-guest/distro-boot1/capture.yaml");
-    let made = Regex::new(r"(?m)^started: (\d{4}-\d{2}-\d{2})T")
-        .unwrap()
-        .captures(&capture)
-        .expect("capture.yaml has its start")[1]
-        .to_string();
+    let made = first_group(
+        r"(?m)^started: (\d{4}-\d{2}-\d{2})T",
+        &capture,
+        "start in capture.yaml",
+    );
     let manifest = read("data/MANIFEST.yaml");
     let entries: Vec<&str> = manifest
         .split("\n- path: ")
