@@ -41,7 +41,9 @@ def main():
     cycles, cpus = v["cycles"], v["cpus"]
     notes = [
         f"kernel source: Debian {v['package']}; configuration: make tinyconfig merged with "
-        f"examples/qemu-lab/lab.config (sha256 {v['config_hash']}...)",
+        f"examples/qemu-lab/lab.config (sha256 {v['config_hash']}...), by src/patches/build-kernel.sh --fragment; "
+        "the kernel with the fix made on the same tree by build-kernel.sh --config (that build's configuration) "
+        "--target bindeb-pkg and booted from its linux-image package, the leaky variant by one more build on top",
         f"{v['qemu']}, SeaBIOS or OVMF {v['ovmf']}; initramfs of busybox-static {v['busybox']} with examples/qemu-lab/init",
         f"made on {v['date']}; CI reruns the lab and compares verdicts.yaml, not these logs",
     ]
