@@ -1,12 +1,12 @@
 //! Do the two sides differ in more than the patch? The kernel version apart from its
-//! local-version suffix, the command line apart from known debug options, the machine,
-//! the sleep mode.
+//! local-version suffix, the command line (the options that only make the kernel print more
+//! told apart, since printing lengthens a resume too), the machine, the sleep mode.
 
 use crate::analysis::resume::SleepMode;
 use crate::evidence::Evidence;
 
-/// Command-line options that only make the kernel tell more, or name the image booted:
-/// a difference in them is not a difference in what is measured.
+/// Command-line options that only make the kernel tell more: no other code path, but more
+/// lines printed, and a console that shows them is waited for, so a resume can take longer.
 const DEBUG_OPTIONS: &[&str] = &[
     "mtrr=debug",
     "initcall_debug",
@@ -17,15 +17,30 @@ const DEBUG_OPTIONS: &[&str] = &[
     "quiet",
     "splash",
 ];
-/// Options whose value may differ (`loglevel=7`, `BOOT_IMAGE=/vmlinuz-7.3.4-fix`).
+/// Options of that kind with a value (`loglevel=7`).
 const DEBUG_PREFIXES: &[&str] = &[
     "loglevel=",
-    "BOOT_IMAGE=",
     "printk.devkmsg=",
     "printk.time=",
     "log_buf_len=",
     "console=",
 ];
+
+/// The image booted (`BOOT_IMAGE=/vmlinuz-7.3.4-mtrrfix`): it names the two kernels, which
+/// are meant to differ.
+fn is_image_name(option: &str) -> bool {
+    option.starts_with("BOOT_IMAGE=")
+}
+
+/// The options of `line` that `other` lacks, of the debug kind or of the other kind, image
+/// names left out.
+fn only_in(line: &str, other: &str, debug: bool) -> String {
+    let theirs: Vec<&str> = other.split_whitespace().collect();
+    line.split_whitespace()
+        .filter(|o| !is_image_name(o) && is_debug_option(o) == debug && !theirs.contains(o))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
 
 fn is_debug_option(option: &str) -> bool {
     DEBUG_OPTIONS.contains(&option) || DEBUG_PREFIXES.iter().any(|p| option.starts_with(p))
@@ -79,29 +94,20 @@ pub fn differences(before: &Evidence, after: &Evidence) -> Vec<String> {
         }
     }
     if let (Some(cb), Some(ca)) = (b.cmdline.as_deref(), a.cmdline.as_deref()) {
-        let options = |c: &str| -> Vec<String> {
-            c.split_whitespace()
-                .filter(|o| !is_debug_option(o))
-                .map(str::to_string)
-                .collect()
-        };
-        let (ob, oa) = (options(cb), options(ca));
-        let only_b: Vec<&str> = ob
-            .iter()
-            .filter(|o| !oa.contains(o))
-            .map(String::as_str)
-            .collect();
-        let only_a: Vec<&str> = oa
-            .iter()
-            .filter(|o| !ob.contains(o))
-            .map(String::as_str)
-            .collect();
+        let apart = |debug| (only_in(cb, ca, debug), only_in(ca, cb, debug));
+        let (only_b, only_a) = apart(false);
         if !only_b.is_empty() || !only_a.is_empty() {
             out.push(format!(
-                "the command lines differ beyond debug options: only BEFORE has [{}], only \
-                 AFTER has [{}]",
-                only_b.join(" "),
-                only_a.join(" ")
+                "the command lines differ beyond debug options: only BEFORE has [{only_b}], \
+                 only AFTER has [{only_a}]"
+            ));
+        }
+        let (only_b, only_a) = apart(true);
+        if !only_b.is_empty() || !only_a.is_empty() {
+            out.push(format!(
+                "the debug and logging options differ: only BEFORE has [{only_b}], only AFTER \
+                 has [{only_a}]; more printing can lengthen a resume, so boot both kernels with \
+                 the same ones"
             ));
         }
     }
@@ -142,14 +148,26 @@ mod tests {
     #[test]
     fn versions_and_command_lines_are_told_apart_from_debug_options() {
         let b = log("[0.0] Linux version 7.3.4-stock (a@b) #1\n\
-                     [0.0] Command line: BOOT_IMAGE=/vmlinuz-7.3.4-stock root=/dev/sda1 quiet\n");
+                     [0.0] Command line: BOOT_IMAGE=/vmlinuz-7.3.4-stock root=/dev/sda1 mtrr=debug\n");
         let a = log("[0.0] Linux version 7.3.4-mtrrfix (a@b) #1\n\
                      [0.0] Command line: BOOT_IMAGE=/vmlinuz-7.3.4-mtrrfix root=/dev/sda1 mtrr=debug\n");
+        // The image names differ, as two kernels' do: no difference.
         assert_eq!(differences(&b, &a), Vec::<String>::new());
+        // Debug printing on one side only is told, as such.
+        let quiet = log("[0.0] Linux version 7.3.4-stock (a@b) #1\n\
+                         [0.0] Command line: root=/dev/sda1 quiet\n");
+        assert_eq!(
+            differences(&quiet, &a),
+            [
+                "the debug and logging options differ: only BEFORE has [quiet], only AFTER has \
+              [mtrr=debug]; more printing can lengthen a resume, so boot both kernels with the \
+              same ones"
+            ]
+        );
         let other = log("[0.0] Linux version 6.8.0-45-generic (a@b) #1\n\
                          [0.0] Command line: root=/dev/sda1 nosmt\n");
         let d = differences(&other, &a);
-        assert_eq!(d.len(), 2, "{d:?}");
+        assert_eq!(d.len(), 3, "{d:?}");
         assert!(
             d[0].contains("6.8.0-45-generic against 7.3.4-mtrrfix"),
             "{d:?}"
@@ -158,6 +176,7 @@ mod tests {
             d[1].contains("only BEFORE has [nosmt], only AFTER has []"),
             "{d:?}"
         );
+        assert!(d[2].contains("only AFTER has [mtrr=debug]"), "{d:?}");
         let none = log("[1.0] hello\n");
         assert!(differences(&none, &a)[0].starts_with("BEFORE names no kernel"));
     }
