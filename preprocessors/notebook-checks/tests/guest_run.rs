@@ -1,6 +1,6 @@
 //! What the notebook says of the committed run of the checklist in the Debian guest
 //! (`data/debian-guest/`) against what that run recorded: the verdict the checklist names,
-//! and the kernlog commit and date that `data/MANIFEST.yaml` gives for it.
+//! and the kernlog commit, the date and the line counts that `data/MANIFEST.yaml` gives.
 
 use regex::Regex;
 
@@ -78,6 +78,9 @@ fn the_manifest_names_the_kernlog_and_the_date_of_the_guest_run() {
             .captures(entry)
             .unwrap_or_else(|| panic!("{name}: no date"));
         assert_eq!(found[1], made, "{name}: the date of the run");
+        let lines = first_group(r"(?m)^  lines: (\d+)$", entry, "line count");
+        let file = read(&format!("data/{name}"));
+        assert_eq!(lines, file.lines().count().to_string(), "{name}: its lines");
     }
 }
 
