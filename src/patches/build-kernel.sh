@@ -15,7 +15,7 @@
 # Without --config or --fragment an existing TREE/.config is used as it is, so a second run
 # with more patches is an incremental rebuild. Patches are applied in order with patch -p1
 # and no fuzz (every context line must match); a patch that does not apply stops the build
-# before anything is changed by it.
+# before anything is changed by it, and so does one already applied (patch --forward).
 set -eu
 
 die() { echo "build-kernel.sh: $*" >&2; exit 1; }
@@ -64,9 +64,9 @@ if [ -n "$config" ] && grep -q '^CONFIG_DEBUG_INFO_BTF=y' "$config" && ! command
 fi
 
 for p in $patches; do
-  patch -p1 --fuzz=0 --dry-run --batch --silent <"$p" >/dev/null 2>&1 ||
+  patch -p1 --fuzz=0 --forward --dry-run --batch --silent <"$p" >/dev/null 2>&1 ||
     die "$(basename "$p") does not apply to $(pwd) without fuzz (already applied, or another kernel version?)"
-  patch -p1 --fuzz=0 --batch --silent <"$p"
+  patch -p1 --fuzz=0 --forward --batch --silent <"$p"
   echo "applied $(basename "$p")"
 done
 
