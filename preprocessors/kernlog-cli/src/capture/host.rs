@@ -94,10 +94,7 @@ impl Host for RealHost {
     }
 
     fn request_suspend(&mut self, method: Method, sleep: Sleep) -> Result<(), String> {
-        let (state, verb) = match sleep {
-            Sleep::Suspend => ("mem", "suspend"),
-            Sleep::Hibernate => ("disk", "hibernate"),
-        };
+        let (state, verb) = (sleep.state(), sleep.verb());
         match method {
             Method::Sysfs => {
                 let path = self.path("sys/power/state");

@@ -212,11 +212,9 @@ fn fill(
                 Sleep::Suspend => "suspending",
                 Sleep::Hibernate => "hibernating",
             },
-            match (method, sleep) {
-                (Method::Systemd, Sleep::Suspend) => "systemctl suspend",
-                (Method::Systemd, Sleep::Hibernate) => "systemctl hibernate",
-                (Method::Sysfs, Sleep::Suspend) => "mem to /sys/power/state",
-                (Method::Sysfs, Sleep::Hibernate) => "disk to /sys/power/state",
+            match method {
+                Method::Systemd => format!("systemctl {}", sleep.verb()),
+                Method::Sysfs => format!("{} to /sys/power/state", sleep.state()),
             },
             args.wake_after
         )?;

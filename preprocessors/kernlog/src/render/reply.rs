@@ -27,10 +27,9 @@ fn method(e: &Evidence) -> Option<String> {
     let c = &e.captured.as_ref()?.capture;
     use crate::evidence::bundle::{Method, Sleep};
     let how = match (c.method, c.sleep) {
-        (Method::Systemd, Sleep::Suspend) => "systemctl suspend",
-        (Method::Systemd, Sleep::Hibernate) => "systemctl hibernate",
-        (Method::Sysfs, Sleep::Suspend) => "/sys/power/state",
-        (Method::Sysfs, Sleep::Hibernate) => "hibernation through /sys/power/state",
+        (Method::Systemd, sleep) => format!("systemctl {}", sleep.verb()),
+        (Method::Sysfs, Sleep::Suspend) => "/sys/power/state".to_string(),
+        (Method::Sysfs, Sleep::Hibernate) => "hibernation through /sys/power/state".to_string(),
     };
     let mem_sleep = match c.sleep {
         Sleep::Suspend => c.mem_sleep.as_deref().map(|m| format!(", mem_sleep {m}")),

@@ -69,6 +69,24 @@ pub enum Sleep {
     Hibernate,
 }
 
+impl Sleep {
+    /// The word written to `/sys/power/state` for it: `mem` or `disk`.
+    pub fn state(self) -> &'static str {
+        match self {
+            Sleep::Suspend => "mem",
+            Sleep::Hibernate => "disk",
+        }
+    }
+
+    /// systemctl's verb for it: `suspend` or `hibernate`.
+    pub fn verb(self) -> &'static str {
+        match self {
+            Sleep::Suspend => "suspend",
+            Sleep::Hibernate => "hibernate",
+        }
+    }
+}
+
 /// What wakes the machine.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
