@@ -8,7 +8,10 @@
 #                       kernel's: /boot/config-$(uname -r)); the signing and revocation key
 #                       options are cleared so that the build needs no distribution keys
 #   --fragment FILE     start from `make tinyconfig` merged with FILE (the QEMU lab)
-#   --localmodconfig    then keep only the modules loaded right now (a much shorter build)
+#   --localmodconfig    then keep only the modules loaded right now (a much shorter build;
+#                       LSMOD=FILE reads the module list from FILE instead)
+#   --no-debug-info     build without debug information (and so without BTF): a much
+#                       smaller tree and no -dbg package, which a resume test does not need
 #   --target TARGET     what to make: bindeb-pkg (default, Debian/Ubuntu packages in the
 #                       folder above TREE) or bzImage
 #   --version-suffix S  appended to the kernel version (default: -mtrrfix)
@@ -20,15 +23,16 @@ set -eu
 
 die() { echo "build-kernel.sh: $*" >&2; exit 1; }
 
-config="" fragment="" localmod=no target=bindeb-pkg suffix=-mtrrfix
+config="" fragment="" localmod=no debuginfo=keep target=bindeb-pkg suffix=-mtrrfix
 while [ $# -gt 0 ]; do
   case "$1" in
     --config) config=${2:?--config needs a file}; shift 2 ;;
     --fragment) fragment=${2:?--fragment needs a file}; shift 2 ;;
     --localmodconfig) localmod=yes; shift ;;
+    --no-debug-info) debuginfo=none; shift ;;
     --target) target=${2:?--target needs bindeb-pkg or bzImage}; shift 2 ;;
     --version-suffix) suffix=${2?--version-suffix needs a value}; shift 2 ;;
-    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
     -*) die "unknown option $1 (see --help)" ;;
     *) break ;;
   esac
@@ -56,10 +60,15 @@ for p in "$@"; do
   [ -f "$p" ] || die "no patch file $p"
   patches="$patches $(abs "$p")"
 done
+if [ -n "${LSMOD:-}" ]; then
+  [ "$localmod" = yes ] || die "LSMOD is set but --localmodconfig is not given"
+  [ -f "$LSMOD" ] || die "LSMOD names no file: $LSMOD"
+  LSMOD=$(abs "$LSMOD"); export LSMOD # the tree is the working folder below
+fi
 cd "$tree"
 
 # What would stop the build later is checked before the tree is changed.
-if [ -n "$config" ] && grep -q '^CONFIG_DEBUG_INFO_BTF=y' "$config" && ! command -v pahole >/dev/null 2>&1; then
+if [ -n "$config" ] && [ "$debuginfo" = keep ] && grep -q '^CONFIG_DEBUG_INFO_BTF=y' "$config" && ! command -v pahole >/dev/null 2>&1; then
   die "$config builds BTF, which needs pahole (Debian/Ubuntu: sudo apt install dwarves)"
 fi
 
@@ -90,8 +99,15 @@ fi
 if [ "$localmod" = yes ]; then
   yes '' | make -s localmodconfig >/dev/null
 fi
+if [ "$debuginfo" = none ]; then
+  scripts/config -d DEBUG_INFO -d DEBUG_INFO_DWARF_TOOLCHAIN_DEFAULT -d DEBUG_INFO_DWARF4 \
+    -d DEBUG_INFO_DWARF5 -e DEBUG_INFO_NONE
+fi
 scripts/config --set-str LOCALVERSION "$suffix"
 make -s olddefconfig
+if [ "$debuginfo" = none ] && grep -q '^CONFIG_DEBUG_INFO=y' .config; then
+  die "--no-debug-info: the configuration kept CONFIG_DEBUG_INFO=y"
+fi
 
 if grep -q '^CONFIG_DEBUG_INFO_BTF=y' .config && ! command -v pahole >/dev/null 2>&1; then
   die "this configuration builds BTF, which needs pahole (Debian/Ubuntu: sudo apt install dwarves)"

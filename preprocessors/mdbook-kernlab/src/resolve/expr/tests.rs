@@ -94,4 +94,17 @@ fn formatting_and_units() {
     assert!(Unit::Plain.convert(d).is_err());
     assert!(Unit::Seconds.convert(Quantity::plain(3.0)).is_err());
     assert!(Unit::parse("h").is_err());
+    // A duration in minutes: 1001 s is 16.68 min; a plain number is refused.
+    assert_eq!(Unit::parse("min").unwrap(), Unit::Minutes);
+    assert_eq!(
+        Unit::Minutes
+            .convert(Quantity {
+                value: 1001.0,
+                time: 1
+            })
+            .unwrap(),
+        1001.0 / 60.0
+    );
+    assert_eq!(format_value(1001.0 / 60.0, 0, Unit::Minutes), "17\u{a0}min");
+    assert!(Unit::Minutes.convert(Quantity::plain(3.0)).is_err());
 }

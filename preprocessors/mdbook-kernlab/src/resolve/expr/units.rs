@@ -6,6 +6,7 @@ use crate::error::{Outcome, cut, fail};
 /// How to show a computed quantity.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Unit {
+    Minutes,
     Seconds,
     Millis,
     Micros,
@@ -17,6 +18,7 @@ pub enum Unit {
 impl Unit {
     pub fn parse(text: &str) -> Outcome<Unit> {
         Ok(match text {
+            "min" => Unit::Minutes,
             "s" => Unit::Seconds,
             "ms" => Unit::Millis,
             "us" | "µs" => Unit::Micros,
@@ -26,7 +28,7 @@ impl Unit {
             other => {
                 return Err(fail(
                     format!("unknown unit `{other}`"),
-                    "use s, ms, us, %, x or none",
+                    "use min, s, ms, us, %, x or none",
                 ));
             }
         })
@@ -34,18 +36,22 @@ impl Unit {
 
     /// The quantity in this unit, checking that durations are shown as durations.
     pub fn convert(self, q: Quantity) -> Outcome<f64> {
-        let is_time_unit = matches!(self, Unit::Seconds | Unit::Millis | Unit::Micros);
+        let is_time_unit = matches!(
+            self,
+            Unit::Minutes | Unit::Seconds | Unit::Millis | Unit::Micros
+        );
         if is_time_unit != (q.time == 1) {
             return Err(fail(
                 if is_time_unit {
                     "a plain number cannot be shown in a time unit".to_string()
                 } else {
-                    "a duration must be shown in s, ms or us".to_string()
+                    "a duration must be shown in min, s, ms or us".to_string()
                 },
                 "fields ending in _ms, _s or _us (or named ms, s, us) are durations; others are plain numbers",
             ));
         }
         Ok(match self {
+            Unit::Minutes => q.value / 60.0,
             Unit::Seconds => q.value,
             Unit::Millis => q.value * 1e3,
             Unit::Micros => q.value * 1e6,
@@ -56,6 +62,7 @@ impl Unit {
 
     pub fn suffix(self) -> &'static str {
         match self {
+            Unit::Minutes => "\u{a0}min",
             Unit::Seconds => "\u{a0}s",
             Unit::Millis => "\u{a0}ms",
             Unit::Micros => "\u{a0}µs",
