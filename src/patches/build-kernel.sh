@@ -8,31 +8,37 @@
 #                       kernel's: /boot/config-$(uname -r)); the signing and revocation key
 #                       options are cleared so that the build needs no distribution keys
 #   --fragment FILE     start from `make tinyconfig` merged with FILE (the QEMU lab)
-#   --localmodconfig    then keep only the modules loaded right now (a much shorter build;
+#   --localmodconfig    then keep only the modules loaded right now, and msr, which
+#                       kernlog capture reads the MTRRs through (a much shorter build;
 #                       LSMOD=FILE reads the module list from FILE instead)
 #   --no-debug-info     build without debug information (and so without BTF): a much
 #                       smaller tree and no -dbg package, which a resume test does not need
 #   --target TARGET     what to make: bindeb-pkg (default, Debian/Ubuntu packages in the
 #                       folder above TREE) or bzImage
-#   --version-suffix S  appended to the kernel version (default: -mtrrfix)
-# Without --config or --fragment an existing TREE/.config is used as it is, so a second run
-# with more patches is an incremental rebuild. Patches are applied in order with patch -p1
-# and no fuzz (every context line must match); a patch that does not apply stops the build
-# before anything is changed by it, and so does one already applied (patch --forward).
+#   --version-suffix S  appended to the kernel version (default: -mtrrfix, which needs at
+#                       least one PATCH: a kernel without the fix is given another suffix)
+# Without --config or --fragment the existing TREE/.config is kept, with only the options
+# above set again, so a second run with more patches is an incremental rebuild. Patches are
+# applied in order with patch -p1 and no fuzz (every context line must match); a patch that
+# does not apply stops the build before anything is changed by it, and so does one already
+# applied (patch --forward). The tools and, for bindeb-pkg, the packages the build needs
+# are checked before any patch is applied.
 set -eu
 
 die() { echo "build-kernel.sh: $*" >&2; exit 1; }
+# needs OPTION COUNT WHAT: OPTION, with COUNT arguments left (itself included), takes WHAT.
+needs() { [ "$2" -ge 2 ] || die "$1 needs $3 (see --help)"; }
 
 config="" fragment="" localmod=no debuginfo=keep target=bindeb-pkg suffix=-mtrrfix
 while [ $# -gt 0 ]; do
   case "$1" in
-    --config) config=${2:?--config needs a file}; shift 2 ;;
-    --fragment) fragment=${2:?--fragment needs a file}; shift 2 ;;
+    --config) needs "$1" $# "a file"; config=$2; shift 2 ;;
+    --fragment) needs "$1" $# "a file"; fragment=$2; shift 2 ;;
     --localmodconfig) localmod=yes; shift ;;
     --no-debug-info) debuginfo=none; shift ;;
-    --target) target=${2:?--target needs bindeb-pkg or bzImage}; shift 2 ;;
-    --version-suffix) suffix=${2?--version-suffix needs a value}; shift 2 ;;
-    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
+    --target) needs "$1" $# "bindeb-pkg or bzImage"; target=$2; shift 2 ;;
+    --version-suffix) needs "$1" $# "a value"; suffix=$2; shift 2 ;;
+    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
     -*) die "unknown option $1 (see --help)" ;;
     *) break ;;
   esac
@@ -45,11 +51,25 @@ case "$target" in bindeb-pkg|bzImage) ;; *) die "--target is bindeb-pkg or bzIma
 [ -z "$fragment" ] || [ -f "$fragment" ] || die "no configuration fragment $fragment"
 [ -z "$config" ] || [ -z "$fragment" ] || die "--config and --fragment exclude each other"
 
+[ $# -ge 1 ] || [ "$suffix" != -mtrrfix ] ||
+  die "no patch given for a kernel named -mtrrfix: give the fix's patches, or another --version-suffix"
+
+# What the build needs, checked before the tree is changed. make bindeb-pkg checks the
+# Build-Depends of the source package it writes (scripts/package/mkdebian) only after the
+# patches are in: the same list is checked here first.
+install="build-essential bc bison flex libelf-dev libssl-dev libdw-dev debhelper kmod python3 rsync cpio patch"
 missing=""
 for tool in make gcc flex bison bc perl patch; do
   command -v "$tool" >/dev/null 2>&1 || missing="$missing $tool"
 done
-[ -z "$missing" ] || die "missing:$missing (Debian/Ubuntu: sudo apt install build-essential flex bison bc perl patch libelf-dev libssl-dev)"
+[ -z "$missing" ] || die "missing:$missing (Debian/Ubuntu: sudo apt install $install)"
+if [ "$target" = bindeb-pkg ]; then
+  command -v dpkg-query >/dev/null 2>&1 || die "bindeb-pkg makes Debian packages and needs dpkg; elsewhere use --target bzImage"
+  for package in debhelper bc bison flex kmod libdw-dev libelf-dev libssl-dev python3 rsync; do
+    dpkg-query -W -f '${db:Status-Status}' "$package" 2>/dev/null | grep -qx installed || missing="$missing $package"
+  done
+  [ -z "$missing" ] || die "make bindeb-pkg needs the packages$missing (sudo apt install $install)"
+fi
 
 # Absolute paths before changing directory.
 abs() { (cd "$(dirname "$1")" && echo "$(pwd)/$(basename "$1")"); }
@@ -98,6 +118,8 @@ else
 fi
 if [ "$localmod" = yes ]; then
   yes '' | make -s localmodconfig >/dev/null
+  # kernlog capture reads the MTRRs through /dev/cpu/*/msr: keep that module, loaded or not.
+  scripts/config --module X86_MSR
 fi
 if [ "$debuginfo" = none ]; then
   scripts/config -d DEBUG_INFO -d DEBUG_INFO_DWARF_TOOLCHAIN_DEFAULT -d DEBUG_INFO_DWARF4 \
@@ -107,6 +129,9 @@ scripts/config --set-str LOCALVERSION "$suffix"
 make -s olddefconfig
 if [ "$debuginfo" = none ] && grep -q '^CONFIG_DEBUG_INFO=y' .config; then
   die "--no-debug-info: the configuration kept CONFIG_DEBUG_INFO=y"
+fi
+if [ "$localmod" = yes ] && ! grep -qE '^CONFIG_X86_MSR=[ym]' .config; then
+  die "--localmodconfig: the configuration dropped CONFIG_X86_MSR, which kernlog capture needs"
 fi
 
 if grep -q '^CONFIG_DEBUG_INFO_BTF=y' .config && ! command -v pahole >/dev/null 2>&1; then
@@ -118,5 +143,5 @@ echo "building $target of $(make -s kernelversion)$suffix with $jobs jobs"
 make -s -j"$jobs" "$target"
 case "$target" in
   bzImage) echo "built $(pwd)/arch/x86/boot/bzImage" ;;
-  bindeb-pkg) echo "built the packages:"; ls -1 ../linux-image-*"$suffix"*.deb ;;
+  bindeb-pkg) echo "built the packages:"; ls -1 "$(cd .. && pwd)"/linux-image-*"$suffix"_*.deb ;;
 esac
