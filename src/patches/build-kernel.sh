@@ -57,9 +57,10 @@ case "$target" in bindeb-pkg|bzImage) ;; *) die "--target is bindeb-pkg or bzIma
 # What the build needs, checked before the tree is changed. make bindeb-pkg checks the
 # Build-Depends of the source package it writes (scripts/package/mkdebian) only after the
 # patches are in: the same list is checked here first.
-install="build-essential bc bison flex libelf-dev libssl-dev libdw-dev debhelper kmod python3 rsync cpio patch"
+install="build-essential bc bison flex libelf-dev libssl-dev libdw-dev debhelper kmod python3 rsync cpio xz-utils zstd patch"
 missing=""
-for tool in make gcc flex bison bc perl patch; do
+# xz and zstd: the distributions' configurations compress the kernel and its modules.
+for tool in make gcc flex bison bc perl patch cpio xz zstd; do
   command -v "$tool" >/dev/null 2>&1 || missing="$missing $tool"
 done
 [ -z "$missing" ] || die "missing:$missing (Debian/Ubuntu: sudo apt install $install)"
