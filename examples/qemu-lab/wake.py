@@ -1,65 +1,112 @@
 #!/usr/bin/env python3
-"""Wake a suspended QEMU guest through its QMP socket (called by the lab's run script).
+"""Wake a suspended QEMU guest through its QMP socket, and record what happened.
 
-Usage: wake.py SOCKET [SECONDS_ASLEEP]
+Usage: wake.py SOCKET [SECONDS_ASLEEP] [--record FILE]
 
-The guest sets its CMOS RTC alarm before each suspend, but on a loaded host the alarm can
-ring before the emulated machine has reached S3, and the guest then sleeps for ever. This
-watcher removes that race: it asks QEMU for the machine's state a few times a second and,
-once the guest has been suspended for SECONDS_ASLEEP (default 1), wakes it with
-`system_wakeup`, as the power button would. It ends when QEMU closes the socket.
+Used by the lab's run script (SECONDS_ASLEEP 1: every lab resume is started by this
+watcher) and by .ci/debian-guest (a long SECONDS_ASLEEP: the guest's RTC alarm wakes it, and
+this watcher is only the guard against an alarm that never rings).
+
+A guest sets its CMOS RTC alarm before each suspend, but on a loaded host the alarm can ring
+before the emulated machine has reached S3 (QEMU passes an RTC wake on only while the
+machine is suspended), and the guest then sleeps for ever. This watcher asks QEMU for the
+machine's state a few times a second and, once the guest has been suspended for
+SECONDS_ASLEEP (default 1), sends `system_wakeup`: QEMU's ACPI reports that wake to the
+guest as a power-button press. It ends when QEMU closes the socket.
+
+With --record, every suspend and wake is appended to FILE as one JSON object a line, with
+the host's time (seconds since the epoch): {"event": "SUSPEND"}, {"event": "WAKEUP"} (QEMU's
+own events, whatever woke the guest) and {"event": "system_wakeup", "asleep_s": ...} (this
+watcher pressed the button), so that a run can say which wakes were the alarm's.
 """
 
+import argparse
 import json
 import socket
 import sys
 import time
 
 
-def main():
-    path = sys.argv[1]
-    asleep = float(sys.argv[2]) if len(sys.argv) > 2 else 1.0
-    sock = None
+def connect(path):
     for _ in range(200):  # QEMU creates the socket as it starts
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
-            sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
             sock.connect(path)
-            break
+            return sock
         except OSError:
-            sock = None
+            sock.close()
             time.sleep(0.05)
-    if sock is None:
-        print(f"wake.py: no QMP socket at {path}", file=sys.stderr)
-        return 1
-    stream = sock.makefile("rw")
+    return None
 
-    def command(name):
-        stream.write(json.dumps({"execute": name}) + "\n")
-        stream.flush()
-        while True:  # skip asynchronous events until the reply
-            line = stream.readline()
-            if not line:
-                raise EOFError
-            reply = json.loads(line)
+
+class Monitor:
+    """One QMP connection: commands and their replies, events on the side."""
+
+    def __init__(self, sock, record):
+        self.stream = sock.makefile("rw")
+        self.record = record
+
+    def note(self, entry, when=None):
+        if self.record is None:
+            return
+        entry = {"t": round(when if when is not None else time.time(), 3), **entry}
+        self.record.write(json.dumps(entry) + "\n")
+        self.record.flush()
+
+    def read(self):
+        line = self.stream.readline()
+        if not line:
+            raise EOFError
+        message = json.loads(line)
+        event = message.get("event")
+        if event in ("SUSPEND", "WAKEUP", "RESET", "SHUTDOWN", "STOP"):
+            stamp = message.get("timestamp", {})
+            when = stamp.get("seconds", 0) + stamp.get("microseconds", 0) / 1e6
+            self.note({"event": event}, when or None)
+        return message
+
+    def command(self, name):
+        self.stream.write(json.dumps({"execute": name}) + "\n")
+        self.stream.flush()
+        while True:  # events may come before the reply
+            reply = self.read()
             if "return" in reply or "error" in reply:
                 return reply
 
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("socket")
+    parser.add_argument("asleep", nargs="?", type=float, default=1.0)
+    parser.add_argument("--record", metavar="FILE")
+    args = parser.parse_args()
+    sock = connect(args.socket)
+    if sock is None:
+        print(f"wake.py: no QMP socket at {args.socket}", file=sys.stderr)
+        return 1
+    record = open(args.record, "a", encoding="utf-8") if args.record else None
+    monitor = Monitor(sock, record)
     try:
-        json.loads(stream.readline())  # the greeting
-        command("qmp_capabilities")
+        monitor.read()  # the greeting
+        monitor.command("qmp_capabilities")
         since = None
         while True:
-            status = command("query-status").get("return", {}).get("status")
+            status = monitor.command("query-status").get("return", {}).get("status")
             if status == "suspended":
                 since = since or time.monotonic()
-                if time.monotonic() - since >= asleep:
-                    command("system_wakeup")
+                asleep = time.monotonic() - since
+                if asleep >= args.asleep:
+                    monitor.note({"event": "system_wakeup", "asleep_s": round(asleep, 1)})
+                    monitor.command("system_wakeup")
                     since = None
             else:
                 since = None
             time.sleep(0.2)
     except (EOFError, OSError, ValueError):
         return 0  # QEMU has exited
+    finally:
+        if record is not None:
+            record.close()
 
 
 if __name__ == "__main__":

@@ -76,11 +76,14 @@ fi
 abs() { (cd "$(dirname "$1")" && echo "$(pwd)/$(basename "$1")"); }
 [ -z "$config" ] || config=$(abs "$config")
 [ -z "$fragment" ] || fragment=$(abs "$fragment")
-patches=""
+# The patches stay the positional parameters, each one word whatever it holds (a blank, a
+# glob character), made absolute in place.
+count=$#
 for p in "$@"; do
   [ -f "$p" ] || die "no patch file $p"
-  patches="$patches $(abs "$p")"
+  set -- "$@" "$(abs "$p")"
 done
+shift "$count"
 if [ -n "${LSMOD:-}" ]; then
   [ "$localmod" = yes ] || die "LSMOD is set but --localmodconfig is not given"
   [ -f "$LSMOD" ] || die "LSMOD names no file: $LSMOD"
@@ -93,7 +96,7 @@ if [ -n "$config" ] && [ "$debuginfo" = keep ] && grep -q '^CONFIG_DEBUG_INFO_BT
   die "$config builds BTF, which needs pahole (Debian/Ubuntu: sudo apt install dwarves)"
 fi
 
-for p in $patches; do
+for p in "$@"; do
   patch -p1 --fuzz=0 --forward --dry-run --batch --silent <"$p" >/dev/null 2>&1 ||
     die "$(basename "$p") does not apply to $(pwd) without fuzz (already applied, or another kernel version?)"
   patch -p1 --fuzz=0 --forward --batch --silent <"$p"

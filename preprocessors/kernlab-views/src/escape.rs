@@ -1,6 +1,8 @@
 //! The one escaping rule of the views: every value that comes from data (a template's
 //! `{{value}}`, a log message, a table cell, an attribute) goes through [`escape`].
 
+use kernlog::render::safe_text::invisible;
+
 /// Escape text for HTML, the one rule for every value that leaves data (every template's
 /// `{{value}}`, log messages, table cells, attributes): handlebars' own escaping, then
 /// [`show`] for each character, so that the text is inert to Markdown (no line break, so no
@@ -63,27 +65,6 @@ pub fn push_shown(out: &mut String, c: char) {
             let _ = write!(out, "\u{2039}U+{:04X}\u{203a}", c as u32);
         }
     }
-}
-
-/// Characters that show nothing or reorder what follows: soft hyphen, Arabic letter mark,
-/// Mongolian vowel separator, zero-width space/joiners and directional marks, line and
-/// paragraph separators, bidi embeddings, overrides and isolates, word joiner and invisible
-/// operators, deprecated format controls, byte order mark, interlinear annotation marks,
-/// musical format controls and tag characters.
-fn invisible(c: char) -> bool {
-    matches!(
-        c as u32,
-        0xad | 0x61c
-            | 0x180e
-            | 0x200b..=0x200f
-            | 0x2028..=0x202e
-            | 0x2060..=0x2064
-            | 0x2066..=0x206f
-            | 0xfeff
-            | 0xfff9..=0xfffb
-            | 0x1d173..=0x1d17a
-            | 0xe0000..=0xe007f
-    )
 }
 
 #[cfg(test)]

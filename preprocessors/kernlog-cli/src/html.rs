@@ -4,6 +4,8 @@
 //! its stylesheet inline, no JavaScript.
 
 use std::fmt::Write as _;
+use std::io::Write as _;
+use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
 use anyhow::{Context, Result, anyhow};
@@ -17,10 +19,26 @@ const THEME: &str = ":root{--fg:#1f1f1f;--bg:#fff;--table-border-color:#ccc;\
 body{font-family:var(--sans-font);color:var(--fg);background:var(--bg);max-width:60rem;\
 margin:2rem auto;padding:0 1rem}pre{background:var(--quote-bg);padding:.5rem;overflow-x:auto}";
 
-/// Writes the page of `inputs` to `path`, each finding linked where `links` says.
+/// Writes the page of `inputs` to `path`, each finding linked where `links` says. The page
+/// goes into a new file beside `path`, which is then renamed to it: whatever was at `path`
+/// (a link somebody planted in a shared folder, say) is replaced, never written through.
 pub fn write(path: &Path, inputs: &[Evidence], threshold_pct: f64, links: Links) -> Result<()> {
     let page = page(inputs, threshold_pct, links)?;
-    std::fs::write(path, page).with_context(|| format!("cannot write {}", path.display()))
+    let cannot = || format!("cannot write {}", path.display());
+    let folder = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    let mut file = tempfile::Builder::new()
+        .prefix(".kernlog-report")
+        .permissions(std::fs::Permissions::from_mode(0o644))
+        .tempfile_in(folder)
+        .with_context(cannot)?;
+    file.write_all(page.as_bytes()).with_context(cannot)?;
+    file.persist(path)
+        .map_err(|e| e.error)
+        .with_context(cannot)?;
+    Ok(())
 }
 
 /// The page: the text report, then a section of views per input.

@@ -56,7 +56,8 @@ enum Command {
         /// written by `kernlog capture`.
         file: PathBuf,
         /// Longest acceptable bring-up of one secondary CPU, in milliseconds.
-        #[arg(long, default_value_t = kernlog::analysis::findings::SLOW_BRINGUP_MS)]
+        #[arg(long, default_value_t = kernlog::analysis::findings::SLOW_BRINGUP_MS,
+              value_parser = milliseconds)]
         max_bringup_ms: f64,
     },
     /// Compare two sides, before and after a patch: bring-up phase, slowest CPU, suspend
@@ -121,7 +122,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             if json {
                 let json = serde_json::to_string_pretty(&Document::with_links(&analysis, &links))?;
                 emit(&mut stdout, &json_visible(&json))?;
-                writeln!(stdout)?;
+                emit(&mut stdout, "\n")?;
             } else {
                 let summary = render_summary(&analysis, &links);
                 emit(&mut stdout, &summary)?;
@@ -184,8 +185,21 @@ fn run(cli: Cli) -> Result<ExitCode> {
 
 /// Writes what a command prints through the one safe-text rule (a renderer has made its
 /// fields safe already; this is the last guard, so that nothing raw reaches the terminal).
+/// A reader that went away (`kernlog analyze LOG | head`) is no error.
 fn emit(out: &mut impl Write, text: &str) -> io::Result<()> {
     out.write_all(visible(text).as_bytes())
+        .or_else(ignore_broken_pipe)
+}
+
+/// A time limit in milliseconds: a finite number above 0, at most an hour.
+fn milliseconds(text: &str) -> Result<f64, String> {
+    const HOUR_MS: f64 = 3_600_000.0;
+    match text.trim().parse::<f64>() {
+        Ok(ms) if ms.is_finite() && ms > 0.0 && ms <= HOUR_MS => Ok(ms),
+        _ => Err(format!(
+            "give a number of milliseconds above 0 and at most {HOUR_MS} (an hour), such as 500"
+        )),
+    }
 }
 
 fn check_threshold(threshold: f64) -> Result<()> {

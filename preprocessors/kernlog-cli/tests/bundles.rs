@@ -105,7 +105,7 @@ fn a_cycle_left_suspending_is_a_machine_that_did_not_come_back() {
     let out = kernlog(&["report", s(dir.path())]);
     let (stdout, _) = text(&out);
     assert!(
-        stdout.contains("tested: FAIL: every attempt resumed"),
+        stdout.contains("tested  FAIL: every attempt resumed"),
         "{stdout}"
     );
 }
@@ -235,12 +235,12 @@ fn report_for_the_list_fits_72_columns_and_leaves_tested_by_open() {
         );
     }
     assert!(
-        stdout.starts_with("Machine:  QEMU Standard PC (Q35 + ICH9, 2009)\n"),
+        stdout.starts_with("Machine   QEMU Standard PC (Q35 + ICH9, 2009)\n"),
         "{stdout}"
     );
     // The patch is named by the bundle's label and kernel release (capture.yaml).
     assert!(
-        stdout.contains("Tested:   \"7.3.4 with the fix (lab firmware changes the MTRRs)\" on\n          7.3.4-qemulab"),
+        stdout.contains("Tested    \"7.3.4 with the fix (lab firmware changes the MTRRs)\" on\n          7.3.4-qemulab"),
         "{stdout}"
     );
     assert!(
@@ -423,7 +423,9 @@ fn a_file_of_another_kind_is_told_to_have_no_suspend_in_it() {
     let out = kernlog(&["compare", s(&path), s(&other)]);
     let (stdout, _) = text(&out);
     assert!(
-        stdout.ends_with("UNKNOWN: nothing to compare: no figure has a value on both sides\n"),
+        stdout.ends_with(
+            "verdict  UNKNOWN: nothing to compare: no figure has a value on both\n  sides\n"
+        ),
         "{stdout}"
     );
     let out = kernlog(&["report", s(&path)]);
@@ -489,7 +491,7 @@ fn report_on_a_bundle_without_dmi_data_says_the_capture_found_none() {
     let flat = stdout.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(
         flat.starts_with(
-            "Machine: not recorded (the capture found no DMI data: the kernel it ran on had no \
+            "Machine not recorded (the capture found no DMI data: the kernel it ran on had no \
              vendor or product name in /sys/class/dmi/id)"
         ),
         "{stdout}"

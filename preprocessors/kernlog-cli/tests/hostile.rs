@@ -224,10 +224,10 @@ fn two_kernels_of_one_release_without_banners_stay_two_sides() {
     let (code, stdout, stderr) = run(&["report", s(before.path()), s(after.path())]);
     assert_eq!(code, Some(0), "{stderr}");
     assert!(
-        stdout.contains("Baseline: \"7.3.4 without the fix\""),
+        stdout.contains("Baseline  \"7.3.4 without the fix\""),
         "{stdout}"
     );
-    assert!(stdout.contains("Tested:   \"7.3.4 with v3\""), "{stdout}");
+    assert!(stdout.contains("Tested    \"7.3.4 with v3\""), "{stdout}");
 }
 
 /// A bundle whose every free-text field and whose log carry terminal attacks: a screen
@@ -478,4 +478,66 @@ fn report_lines_stay_within_72_columns_whatever_the_stamps_and_names() {
             );
         }
     }
+}
+
+#[test]
+fn a_reader_that_went_away_is_no_error() {
+    // `kernlog analyze LOG | head -1`: the reader closed before kernlog wrote a byte.
+    let log = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/before-fix.log");
+    for args in [vec!["analyze", s(&log)], vec!["analyze", "--json", s(&log)]] {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_kernlog"))
+            .args(&args)
+            .stdout(writer)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {stderr}");
+        assert!(stderr.is_empty(), "{args:?}: {stderr}");
+    }
+}
+
+#[test]
+fn numeric_options_must_be_finite_and_in_range() {
+    let log = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/after-fix.log");
+    for bad in ["NaN", "nan", "inf", "-inf", "0", "-5", "1e300", ""] {
+        let option = format!("--max-bringup-ms={bad}");
+        let (code, stdout, stderr) = run(&["check", &option, s(&log)]);
+        assert_eq!(code, Some(2), "--max-bringup-ms {bad:?}: {stdout}{stderr}");
+        assert!(
+            !stdout.contains("PASS"),
+            "--max-bringup-ms {bad:?}: {stdout}"
+        );
+        assert!(stderr.contains("milliseconds above 0"), "{bad:?}: {stderr}");
+    }
+    for bad in ["NaN", "inf", "-1"] {
+        let option = format!("--threshold={bad}");
+        let (code, _, stderr) = run(&["compare", &option, s(&log), s(&log)]);
+        assert_eq!(code, Some(2), "--threshold {bad:?}: {stderr}");
+    }
+    let (code, _, stderr) = run(&["check", "--max-bringup-ms", "250.5", s(&log)]);
+    assert_ne!(code, Some(2), "{stderr}");
+}
+
+#[test]
+fn report_html_replaces_a_planted_link_instead_of_writing_through_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let victim = dir.path().join("victim");
+    fs::write(&victim, "the victim's file\n").unwrap();
+    let page = dir.path().join("report.html");
+    std::os::unix::fs::symlink(&victim, &page).unwrap();
+    let log = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/after-fix.log");
+    let (code, _, stderr) = run(&["report", "--html", s(&page), s(&log)]);
+    assert_eq!(code, Some(0), "{stderr}");
+    assert_eq!(fs::read_to_string(&victim).unwrap(), "the victim's file\n");
+    let meta = fs::symlink_metadata(&page).unwrap();
+    assert!(meta.file_type().is_file(), "report.html is still a link");
+    assert!(
+        fs::read_to_string(&page)
+            .unwrap()
+            .starts_with("<!DOCTYPE html>")
+    );
+    let left: Vec<_> = fs::read_dir(dir.path()).unwrap().collect();
+    assert_eq!(left.len(), 2, "a temporary file was left behind: {left:?}");
 }

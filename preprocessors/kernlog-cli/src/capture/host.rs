@@ -53,6 +53,16 @@ pub trait Host {
     }
 }
 
+/// A system program as capture runs it as root: found in the system's folders, with an
+/// environment of `PATH` alone. Nothing of the invoking user's environment reaches it (`su
+/// -c` keeps it all: `MODPROBE_OPTIONS` would point modprobe at the user's configuration
+/// and its `install` commands).
+fn system_command(program: &str) -> Command {
+    let mut command = Command::new(program);
+    command.env_clear().env("PATH", SYSTEM_PATH);
+    command
+}
+
 /// The machine kernlog runs on.
 pub struct RealHost;
 
@@ -71,8 +81,7 @@ impl Host for RealHost {
     }
 
     fn load_msr_module(&mut self) -> Result<(), String> {
-        let out = Command::new("modprobe")
-            .env("PATH", SYSTEM_PATH)
+        let out = system_command("modprobe")
             .arg("msr")
             .output()
             .map_err(|e| format!("cannot run modprobe: {e}"))?;
@@ -102,8 +111,7 @@ impl Host for RealHost {
                     .map_err(|e| format!("writing {state} to {}: {e}", path.display()))
             }
             Method::Systemd => {
-                let out = Command::new("systemctl")
-                    .env("PATH", SYSTEM_PATH)
+                let out = system_command("systemctl")
                     .arg(verb)
                     .output()
                     .map_err(|e| format!("cannot run systemctl: {e}"))?;
@@ -167,5 +175,20 @@ fn command_failure(command: &str, out: &std::process::Output) -> String {
         format!("{command} failed ({})", out.status)
     } else {
         format!("{command} failed ({}): {stderr}", out.status)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn system_programs_get_no_environment_of_the_caller() {
+        // The test runner's environment is full (HOME, CARGO_*, whatever the caller set); the
+        // program run as root must see PATH alone.
+        assert!(std::env::vars_os().count() > 1);
+        let out = system_command("env").output().expect("env runs");
+        let seen = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(seen.trim(), format!("PATH={SYSTEM_PATH}"));
     }
 }

@@ -202,11 +202,12 @@ fn fill(
             detail: None,
             mtrr: None,
             log_from_seq: w.kmsg.next_seq,
+            wakeup_events: None,
         });
         w.checkpoint()?;
         writeln!(
             progress,
-            "kernlog capture: cycle {n} of {}: {} ({}, RTC wake after {} s)",
+            "kernlog capture: cycle {n} of {}: {} ({}, RTC alarm in {} s)",
             args.cycles,
             match sleep {
                 Sleep::Suspend => "suspending",
@@ -218,7 +219,9 @@ fn fill(
             },
             args.wake_after
         )?;
+        let counted = system::wakeup_counts(host);
         let (outcome, detail) = one_cycle(host, &mut w, (method, sleep), args, n)?;
+        let woken = counted.map(|before| system::wakeup_events(host, &before));
         if outcome == Outcome::Resumed {
             let path = bundle::mtrr_after_cycle(n);
             w.add_dump(&path, &format!("after resume {n}"), &read_mtrrs(host))?;
@@ -227,15 +230,20 @@ fn fill(
         set_last(&mut w, |c| {
             c.outcome = outcome;
             c.detail = detail.clone();
+            c.wakeup_events = woken;
         });
         w.checkpoint()?;
         // The detail quotes the kernel's log: one line, its controls made visible.
         let detail = detail
             .map(|d| format!(": {}", one_line(&d)))
             .unwrap_or_default();
+        let woken_by = match w.capture.cycles.last().and_then(|c| c.woken_by()) {
+            Some(by) if outcome == Outcome::Resumed => format!(" (woken by: {})", one_line(&by)),
+            _ => String::new(),
+        };
         writeln!(
             progress,
-            "kernlog capture: cycle {n}: {}{detail}",
+            "kernlog capture: cycle {n}: {}{woken_by}{detail}",
             outcome.name()
         )?;
         if outcome == Outcome::DidNotResume {

@@ -2,10 +2,11 @@
 //! to RAM or a hibernation with swap, an RTC alarm, the MSR devices), and the facts of the
 //! machine it records.
 
+use std::collections::BTreeMap;
 use std::fs;
 
 use anyhow::{Result, bail};
-use kernlog::evidence::bundle::{Kernel, Machine, Method, Sleep};
+use kernlog::evidence::bundle::{Kernel, Machine, Method, Sleep, WakeupEvents, WakeupKind};
 
 use super::host::Host;
 
@@ -133,6 +134,61 @@ pub fn cpus_online(host: &dyn Host) -> Vec<u32> {
         }
     }
     if cpus.is_empty() { vec![0] } else { cpus }
+}
+
+/// The kernel's wakeup sources.
+const WAKEUP: &str = "sys/class/wakeup";
+
+/// Each wakeup source's event count, by its folder (`wakeup6`); `None` where the kernel
+/// has no `/sys/class/wakeup` (before 5.4, or without CONFIG_PM_SLEEP).
+pub fn wakeup_counts(host: &dyn Host) -> Option<BTreeMap<String, u64>> {
+    let entries = fs::read_dir(host.path(WAKEUP)).ok()?;
+    let mut counts = BTreeMap::new();
+    for entry in entries.flatten() {
+        let folder = entry.file_name().to_string_lossy().into_owned();
+        let count = read_trimmed(host, &format!("{WAKEUP}/{folder}/event_count"))
+            .and_then(|c| c.parse().ok());
+        if let Some(count) = count {
+            counts.insert(folder, count);
+        }
+    }
+    Some(counts)
+}
+
+/// The sources whose count rose since `before` (a source new since then counts whole).
+pub fn wakeup_events(host: &dyn Host, before: &BTreeMap<String, u64>) -> Vec<WakeupEvents> {
+    let Some(after) = wakeup_counts(host) else {
+        return Vec::new();
+    };
+    after
+        .iter()
+        .filter_map(|(folder, &count)| {
+            let events = count.checked_sub(before.get(folder).copied().unwrap_or(0))?;
+            (events > 0).then(|| {
+                let source = read_trimmed(host, &format!("{WAKEUP}/{folder}/name"))
+                    .unwrap_or_else(|| folder.clone());
+                let kind = wakeup_kind(host, folder, &source);
+                WakeupEvents {
+                    source,
+                    kind,
+                    events,
+                }
+            })
+        })
+        .collect()
+}
+
+/// What a source is: the RTC's device holds an `rtc` folder (the RTC class device), or
+/// is the alarm timer under it; the ACPI power button has a name of its own.
+fn wakeup_kind(host: &dyn Host, folder: &str, name: &str) -> WakeupKind {
+    let device = host.path(&format!("{WAKEUP}/{folder}/device"));
+    if device.join("rtc").is_dir() || name.starts_with("alarmtimer") {
+        WakeupKind::Rtc
+    } else if name.starts_with("LNXPWRBN") || name.starts_with("PNP0C0C") {
+        WakeupKind::PowerButton
+    } else {
+        WakeupKind::Other
+    }
 }
 
 #[cfg(test)]

@@ -4,58 +4,25 @@ use std::fmt;
 
 use crate::analysis::findings::seconds;
 use crate::judge::compare::{Comparison, Figure, MtrrSide, Row, Stats};
-use crate::render::safe_text::one_line;
+use crate::render::safe_text::{defuse_trailer_lines, one_line};
 
 /// The width of every line: a mail's.
 pub const WIDTH: usize = 72;
 
 /// `text` wrapped to [`WIDTH`] display columns, the first line after `first`, the others
 /// after `rest`. The text is one paragraph of untrusted text: its line ends become spaces
-/// and its controls are made visible first ([`one_line`]), and a word that a mail tool
-/// would read as a tag (`Tested-by:`, `Cc:`) gets a no-break space before its colon, so
-/// that no tool takes it for one and no wrapped line can start with one.
+/// and its controls are made visible first ([`one_line`]), and no wrapped line may start
+/// with a trailer ([`defuse_trailer_lines`]).
 pub fn wrap(text: &str, first: &str, rest: &str) -> String {
-    let text = defuse_tags(&one_line(text));
+    let text = one_line(text);
     let options = textwrap::Options::new(WIDTH)
         .initial_indent(first)
         .subsequent_indent(rest)
         // Lines break at spaces only: a hyphen could otherwise start a line with `by:`.
         .word_splitter(textwrap::WordSplitter::NoHyphenation)
         .break_words(true);
-    let mut out = textwrap::fill(&text, options);
+    let mut out = defuse_trailer_lines(&textwrap::fill(&text, options)).into_owned();
     out.push('\n');
-    out
-}
-
-/// Whether `word` reads as a mail tag: `Something-by:`, `Cc:`, `Link:`, `Fixes:`,
-/// `Closes:` (any case).
-fn is_tag(word: &str) -> bool {
-    let Some(token) = word.strip_suffix(':') else {
-        return false;
-    };
-    let lower = token.to_ascii_lowercase();
-    let shaped = !lower.is_empty()
-        && lower
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'-');
-    shaped
-        && (lower.ends_with("-by") || ["cc", "link", "fixes", "closes"].contains(&lower.as_str()))
-}
-
-/// `text` with a no-break space before the colon of every tag in it, wherever it stands
-/// (a long word may be broken anywhere to fit the width).
-fn defuse_tags(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut token_start = 0;
-    for (i, c) in text.char_indices() {
-        if c == ':' && is_tag(&text[token_start..=i]) {
-            out.push('\u{a0}');
-        }
-        out.push(c);
-        if !(c.is_ascii_alphanumeric() || c == '-') {
-            token_start = i + c.len_utf8();
-        }
-    }
     out
 }
 
@@ -174,6 +141,6 @@ pub fn render_comparison(c: &Comparison) -> String {
     out.push('\n');
     out.push_str(&render_figures(c));
     out.push('\n');
-    out.push_str(&wrap(&c.verdict, "", "  "));
+    out.push_str(&wrap(&c.verdict, "verdict  ", "  "));
     out
 }

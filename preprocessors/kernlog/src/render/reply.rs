@@ -40,11 +40,37 @@ fn method(e: &Evidence) -> Option<String> {
     }
     .unwrap_or_default();
     Some(format!(
-        "{} of {} cycles recorded, {how}, RTC wake after {} s{mem_sleep}",
+        "{} of {} cycles recorded, {how}, RTC alarm set {} s after each request{mem_sleep}{}",
         c.cycles.len(),
         c.cycles_requested,
-        c.wake_after_s
+        c.wake_after_s,
+        woken_by(&c.cycles)
     ))
+}
+
+/// `; woken by: RTC alarm 2, power button 1` from the cycles that recorded their wakeup
+/// sources (empty when none did): what the kernel counted, not what was asked for.
+fn woken_by(cycles: &[crate::evidence::bundle::CapturedCycle]) -> String {
+    let mut counts: Vec<(&str, usize)> = Vec::new();
+    for events in cycles.iter().filter_map(|c| c.wakeup_events.as_ref()) {
+        let kinds = events.iter().map(|e| e.kind.words());
+        let kinds: Vec<&str> = if events.is_empty() {
+            vec!["nothing counted"]
+        } else {
+            kinds.collect()
+        };
+        for kind in kinds {
+            match counts.iter_mut().find(|(k, _)| *k == kind) {
+                Some((_, n)) => *n += 1,
+                None => counts.push((kind, 1)),
+            }
+        }
+    }
+    if counts.is_empty() {
+        return String::new();
+    }
+    let said: Vec<String> = counts.iter().map(|(k, n)| format!("{k} {n}")).collect();
+    format!("; woken by: {}", said.join(", "))
 }
 
 /// The lines worth quoting: the bring-up of the slowest CPU's cycle (its Enabling line,
@@ -162,22 +188,22 @@ pub fn render_reply(inputs: &[Evidence], threshold_pct: f64) -> String {
         }
         None => "not recorded (plain logs carry no DMI data)",
     };
-    out.push_str(&wrap(machine, "Machine:  ", "          "));
+    out.push_str(&wrap(machine, "Machine   ", "          "));
     let (baseline, tested_sides) = match sides.split_first() {
         Some((b, rest)) if !rest.is_empty() => (Some(b), rest),
         _ => (None, &sides[..]),
     };
     if let Some(b) = baseline {
-        out.push_str(&wrap(&tested_side(b), "Baseline: ", "          "));
+        out.push_str(&wrap(&tested_side(b), "Baseline  ", "          "));
     }
     for t in tested_sides {
-        out.push_str(&wrap(&tested_side(t), "Tested:   ", "          "));
+        out.push_str(&wrap(&tested_side(t), "Tested    ", "          "));
     }
     if let Some(m) = inputs.iter().find_map(method) {
-        out.push_str(&wrap(&m, "Method:   ", "          "));
+        out.push_str(&wrap(&m, "Method    ", "          "));
     }
     if let Some(cmdline) = tested_sides[0][0].kernel.cmdline.as_deref() {
-        out.push_str(&wrap(cmdline, "Cmdline:  ", "          "));
+        out.push_str(&wrap(cmdline, "Cmdline   ", "          "));
     }
     match baseline {
         Some(b) => {
@@ -189,7 +215,7 @@ pub fn render_reply(inputs: &[Evidence], threshold_pct: f64) -> String {
                 );
                 out.push_str(&render_figures(&c));
                 out.push('\n');
-                out.push_str(&wrap(&c.verdict, "", "  "));
+                out.push_str(&wrap(&c.verdict, "verdict  ", "  "));
             }
         }
         None => {
@@ -217,11 +243,11 @@ pub fn render_reply(inputs: &[Evidence], threshold_pct: f64) -> String {
                 1 => side_label(i, sides.len()),
                 _ => format!("{}, boot {}", side_label(i, sides.len()), k + 1),
             };
-            out.push_str(&wrap(&list.verdict, &format!("{who}: "), "  "));
+            out.push_str(&wrap(&list.verdict, &format!("{who}  "), "  "));
             // Warnings stand beside the verdict: devices that failed a step.
             for item in list.items.iter().filter(|i| i.status == Status::Warn) {
                 let text = format!("{}: {}", item.name, item.reason);
-                out.push_str(&wrap(&text, "  WARN: ", "    "));
+                out.push_str(&wrap(&text, "  [WARN] ", "    "));
             }
         }
     }
@@ -279,9 +305,9 @@ mod tests {
                 .all(|l| crate::render::safe_text::display_width(l) <= WIDTH),
             "{text}"
         );
-        assert!(text.starts_with("Machine:  not recorded"), "{text}");
+        assert!(text.starts_with("Machine   not recorded"), "{text}");
         assert!(
-            text.contains("Tested:   7.3.4 (resume.log is a log, not a bundle"),
+            text.contains("Tested    7.3.4 (resume.log is a log, not a bundle"),
             "{text}"
         );
         // Enabling at 10.1 s, CPU1 up at 12.1 s.
@@ -296,7 +322,7 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("     5  [   12.100000] CPU1 is up"), "{text}");
-        assert!(text.contains("tested: FAIL: CPU bring-up time"), "{text}");
+        assert!(text.contains("tested  FAIL: CPU bring-up time"), "{text}");
         assert!(text.ends_with("Tested-by: NAME <ADDRESS>\n"), "{text}");
     }
 
@@ -315,9 +341,9 @@ mod tests {
                 .all(|l| crate::render::safe_text::display_width(l) <= WIDTH),
             "{text}"
         );
-        assert!(text.contains("Baseline: 7.3.4 (resume.log"), "{text}");
+        assert!(text.contains("Baseline  7.3.4 (resume.log"), "{text}");
         assert!(
-            text.contains("SAME: bring-up phase median 2.000 s before"),
+            text.contains("verdict  SAME: bring-up phase median 2.000 s"),
             "{text}"
         );
     }
@@ -330,7 +356,7 @@ mod tests {
         assert_eq!(s.iter().map(Vec::len).collect::<Vec<_>>(), vec![2, 2]);
         let text = render_reply(&inputs, 10.0);
         assert!(
-            text.contains("Baseline: 7.3.4 (resume.log is a log"),
+            text.contains("Baseline  7.3.4 (resume.log is a log"),
             "{text}"
         );
         let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");

@@ -56,6 +56,57 @@ pub fn json_visible(json: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// `text` with no line that a mail tool would read as a trailer: where a line, after its
+/// blanks, starts with a `token:` (b4 reads a first word that begins with a letter, digit or
+/// `_` and ends in a colon before a blank; git a word of letters, digits and `-`, blanks
+/// allowed before the colon), a no-break space goes before that colon, which neither reads
+/// as part of a token. Applied to whole paragraphs after they are wrapped, so that no line
+/// break, wherever it falls in a word, can start a trailer.
+pub fn defuse_trailer_lines(text: &str) -> Cow<'_, str> {
+    let colons: Vec<usize> = line_starts(text)
+        .filter_map(|s| trailer_colon(text, s))
+        .collect();
+    if colons.is_empty() {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 2 * colons.len());
+    let mut copied = 0;
+    for colon in colons {
+        out.push_str(&text[copied..colon]);
+        out.push('\u{a0}');
+        copied = colon;
+    }
+    out.push_str(&text[copied..]);
+    Cow::Owned(out)
+}
+
+/// The byte offsets where the lines of `text` start.
+fn line_starts(text: &str) -> impl Iterator<Item = usize> + '_ {
+    std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i + 1))
+}
+
+/// The colon that makes the line at `start` a trailer, if it is one.
+fn trailer_colon(text: &str, start: usize) -> Option<usize> {
+    let line = &text[start..];
+    let line = &line[..line.find('\n').unwrap_or(line.len())];
+    let body = line.trim_start();
+    let at = start + (line.len() - body.len());
+    let first = body.chars().next()?;
+    // b4: the first word begins with a letter, digit or `_` and ends in the colon.
+    let word = &body[..body.find(char::is_whitespace).unwrap_or(body.len())];
+    if (first.is_alphanumeric() || first == '_') && word.len() > 1 && word.ends_with(':') {
+        return Some(at + word.len() - 1);
+    }
+    // git: a token of letters, digits and `-`, blanks, the colon (an address's `://` is
+    // not one).
+    let token = body.trim_start_matches(|c: char| c.is_alphanumeric() || c == '-' || c == '_');
+    if token.len() == body.len() {
+        return None;
+    }
+    let rest = token.trim_start_matches([' ', '\t']);
+    (rest.starts_with(':') && !rest.starts_with("://")).then(|| at + (body.len() - rest.len()))
+}
+
 /// The columns `text` takes on a terminal (wide characters take two).
 pub fn display_width(text: &str) -> usize {
     textwrap::core::display_width(text)
@@ -66,19 +117,40 @@ fn hidden(c: char) -> bool {
     match c {
         '\n' => false,
         '\0'..='\u{1f}' | '\u{7f}'..='\u{9f}' => true,
-        // Bidi marks, embeddings, overrides and isolates; zero-width characters; BOM.
-        '\u{61c}' | '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' => true,
-        '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{2069}' | '\u{feff}' => true,
-        // Variation selectors: they turn the character before into an emoji two columns
-        // wide, which the width count cannot see.
-        '\u{fe00}'..='\u{fe0f}' => true,
-        // The line and paragraph separators, which some mail readers break lines at.
-        '\u{2028}' | '\u{2029}' => true,
-        // Invisible in most fonts: the soft hyphen, the Mongolian vowel separator, the
-        // interlinear annotation marks, and the tag characters (which can spell hidden text).
-        '\u{ad}' | '\u{180e}' | '\u{fff9}'..='\u{fffb}' | '\u{e0000}'..='\u{e007f}' => true,
-        _ => false,
+        _ => invisible(c),
     }
+}
+
+/// Characters that show nothing, or change how what is around them reads, in most fonts:
+/// the one table of the text report and of the HTML views alike.
+pub fn invisible(c: char) -> bool {
+    matches!(
+        c as u32,
+        // Soft hyphen, combining grapheme joiner, Arabic letter mark, the Hangul fillers,
+        // Khmer's invisible vowels, Mongolian vowel separator.
+        0xad | 0x34f | 0x61c | 0x115f | 0x1160 | 0x17b4 | 0x17b5 | 0x180e
+            // Zero-width space, joiners and directional marks; the line and paragraph
+            // separators (some mail readers break lines there); bidi embeddings and overrides.
+            | 0x200b..=0x200f
+            | 0x2028..=0x202e
+            // Word joiner, invisible operators, bidi isolates, deprecated format controls.
+            | 0x2060..=0x206f
+            // The blank braille pattern and the Hangul filler, which look like spaces.
+            | 0x2800
+            | 0x3164
+            // Variation selectors (they can turn the character before into a two-column
+            // emoji the width count cannot see), byte order mark, halfwidth Hangul filler,
+            // interlinear annotation marks.
+            | 0xfe00..=0xfe0f
+            | 0xfeff
+            | 0xffa0
+            | 0xfff9..=0xfffb
+            // Musical format controls, tag characters (they can spell hidden text), the
+            // variation selectors supplement.
+            | 0x1d173..=0x1d17a
+            | 0xe0000..=0xe007f
+            | 0xe0100..=0xe01ef
+    )
 }
 
 #[cfg(test)]
@@ -106,6 +178,45 @@ mod tests {
         // Ordinary text, line ends and other scripts stay as they are, unallocated.
         let plain = "CPU1 is up\n3月 നവം \\_SB_.PCI0 é";
         assert!(matches!(visible(plain), Cow::Borrowed(t) if t == plain));
+    }
+
+    #[test]
+    fn every_invisible_kind_is_shown() {
+        for c in [
+            '\u{206a}',
+            '\u{206f}',
+            '\u{1d173}',
+            '\u{1d17a}',
+            '\u{115f}',
+            '\u{1160}',
+            '\u{3164}',
+            '\u{ffa0}',
+            '\u{2800}',
+            '\u{e0100}',
+            '\u{e01ef}',
+            '\u{34f}',
+            '\u{17b4}',
+            '\u{fe0f}',
+        ] {
+            let text = format!("a{c}b");
+            assert_eq!(visible(&text), format!("a<U+{:04X}>b", c as u32));
+        }
+        // Their neighbours are ordinary text.
+        for c in ['\u{2801}', '\u{3165}', '\u{1d172}', '\u{e01f0}', '\u{ffa1}'] {
+            assert!(!invisible(c), "{c:?}");
+        }
+    }
+
+    #[test]
+    fn no_line_starts_with_a_trailer() {
+        let text = "Fixes: 1\n  BugLink: x\nxx.y@z: a@b.c\nX-Y_z : w\n\u{e9}t\u{e9}: v\n-by: z\n";
+        assert_eq!(
+            defuse_trailer_lines(text),
+            "Fixes\u{a0}: 1\n  BugLink\u{a0}: x\nxx.y@z\u{a0}: a@b.c\nX-Y_z \u{a0}: w\n\u{e9}t\u{e9}\u{a0}: v\n-by\u{a0}: z\n"
+        );
+        // Colons inside a line, after a bracket, in an address, or alone stay.
+        let plain = "a Fixes: b\n[PASS] x: y\nhttps://lore.kernel.org\n: x\n(x): y\n";
+        assert!(matches!(defuse_trailer_lines(plain), Cow::Borrowed(_)));
     }
 
     #[test]

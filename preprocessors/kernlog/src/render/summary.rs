@@ -6,6 +6,7 @@ use crate::analysis::findings::{Links, seconds};
 use crate::analysis::probes::by_point;
 use crate::analysis::resume::{AsleepSource, Cycle};
 use crate::analysis::{Analysis, KERNEL_STAMPED_CAPTURE};
+use crate::render::safe_text::defuse_trailer_lines;
 
 /// Render a plain-text summary: input, cycles with phases and CPUs, MTRR, findings, each
 /// finding with the address `links` gives for its kind (if any). Text from the log (device
@@ -308,7 +309,8 @@ fn write_probes(out: &mut String, a: &Analysis, res: Option<u64>) -> std::fmt::R
     }
     writeln!(out, "\nspeed probes (delay loop per CPU):")?;
     for (point, results) in by_point(&a.probes) {
-        writeln!(out, "  {point}")?;
+        // A probe's name comes from the log and starts its line: no trailer may.
+        writeln!(out, "  {}", defuse_trailer_lines(point))?;
         let cells: Vec<String> = results
             .iter()
             .map(|r| {

@@ -134,6 +134,62 @@ pub struct CapturedCycle {
     /// where the cycle starts in the log (absent in bundles of earlier versions).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub log_from_seq: Option<u64>,
+    /// The kernel's wakeup sources (`/sys/class/wakeup`) that counted events from the
+    /// request to the end of the cycle: what woke the machine, as far as the kernel says.
+    /// `None` where they were not read (no `/sys/class/wakeup`, bundles of earlier versions).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wakeup_events: Option<Vec<WakeupEvents>>,
+}
+
+/// A wakeup source that counted events during a cycle.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WakeupEvents {
+    /// Its name in `/sys/class/wakeup/*/name`, e.g. `00:06` or `LNXPWRBN:00`.
+    pub source: String,
+    /// What it is, as far as sysfs tells.
+    pub kind: WakeupKind,
+    /// The events it counted in the cycle.
+    pub events: u64,
+}
+
+/// What a wakeup source is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum WakeupKind {
+    /// The real-time clock whose alarm capture sets (its device holds `rtc/`).
+    Rtc,
+    /// The ACPI power button (`LNXPWRBN`, `PNP0C0C`); QEMU's `system_wakeup` reports
+    /// itself as this button too.
+    PowerButton,
+    /// Anything else: a lid, a keyboard, a USB device, a network card.
+    Other,
+}
+
+impl WakeupKind {
+    /// Words for a person.
+    pub fn words(self) -> &'static str {
+        match self {
+            WakeupKind::Rtc => "RTC alarm",
+            WakeupKind::PowerButton => "power button",
+            WakeupKind::Other => "other",
+        }
+    }
+}
+
+impl CapturedCycle {
+    /// What woke the machine in this cycle, in words: `RTC alarm (00:06)`, `power button
+    /// (LNXPWRBN:00)`, several joined by `, `; `None` when the sources were not read.
+    pub fn woken_by(&self) -> Option<String> {
+        let events = self.wakeup_events.as_ref()?;
+        if events.is_empty() {
+            return Some("no wakeup source counted an event".to_string());
+        }
+        let named: Vec<String> = events
+            .iter()
+            .map(|e| format!("{} ({})", e.kind.words(), e.source))
+            .collect();
+        Some(named.join(", "))
+    }
 }
 
 /// How an attempt ended.

@@ -20,7 +20,7 @@ mod read;
 
 pub use capture::{
     Capture, CapturedCycle, FORMAT, Kernel, Machine, Method, Outcome, Sleep, Verdict, Wake,
-    utc_stamp,
+    WakeupEvents, WakeupKind, utc_stamp,
 };
 pub use manifest::{EntryCommon, ManifestEntry, count_kmsg_records, count_lines, render_manifest};
 pub(crate) use msr::clip;

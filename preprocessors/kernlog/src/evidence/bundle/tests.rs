@@ -127,6 +127,7 @@ fn sample_capture() -> Capture {
             detail: None,
             mtrr: Some(mtrr_after_cycle(1)),
             log_from_seq: None,
+            wakeup_events: None,
         }],
         verdict: Verdict::Incomplete("1 of 2 cycles recorded".to_string()),
     }
@@ -236,6 +237,7 @@ fn the_verdict_follows_the_first_cycle_that_did_not_resume() {
         detail: Some("writing mem to /sys/power/state: Device or resource busy".to_string()),
         mtrr: None,
         log_from_seq: None,
+        wakeup_events: None,
     });
     assert_eq!(
         capture.settled_verdict(),

@@ -59,7 +59,7 @@ fn medians_ratio_and_verdict() {
             .all(|l| crate::render::safe_text::display_width(l) <= WIDTH),
         "{text}"
     );
-    assert!(text.ends_with(&wrap(&c.verdict, "", "  ")));
+    assert!(text.ends_with(&wrap(&c.verdict, "verdict  ", "  ")));
 }
 
 #[test]
@@ -124,22 +124,31 @@ fn several_boots_of_a_side_are_pooled() {
 #[test]
 fn no_wrapped_line_starts_with_a_mail_tag() {
     // Whatever the length of the text before it, a tag in untrusted text never starts a
-    // line: its colon is set apart.
+    // line as b4 reads one (blanks, then a first word that begins with a letter or digit
+    // and ends in a colon) or as git does (a token, blanks, a colon).
     for pad in 0..80 {
         let text = format!(
-            "{} Tested-by: Forged <f@x> (cc: x) Cc: y {}/Reviewed-by: z",
+            "{} Tested-by: Forged <f@x> (cc: x) Cc: y {}/Reviewed-by: z {}Fixes: 1234abcd",
             "a".repeat(pad),
-            "b".repeat(pad)
+            "b".repeat(pad),
+            "c".repeat(pad + 60)
         );
-        let out = wrap(&text, "Tested:   ", "          ");
+        let out = wrap(&text, "Tested    ", "          ");
         for line in out.lines() {
-            let t = line.trim_start();
+            let first = line.split_whitespace().next().unwrap_or("");
+            let starts_word = first.chars().next().is_some_and(char::is_alphanumeric);
             assert!(
-                !t.starts_with("Tested-by:") && !t.starts_with("Cc:"),
-                "{out}"
+                !(starts_word && first.ends_with(':')),
+                "b4 would read: {line}\n{out}"
+            );
+            let body = line.trim_start();
+            let after = body.trim_start_matches(|c: char| c.is_alphanumeric() || c == '-');
+            // git's blanks are ASCII: a no-break space ends its token.
+            assert!(
+                after.len() == body.len()
+                    || !after.trim_start_matches([' ', '\t']).starts_with(':'),
+                "git would read: {line}\n{out}"
             );
         }
-        assert!(out.contains("Tested-by\u{a0}:"), "{out}");
-        assert!(out.contains("(cc\u{a0}:"), "{out}");
     }
 }
