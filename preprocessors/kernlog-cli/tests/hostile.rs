@@ -215,12 +215,8 @@ fn two_kernels_of_one_release_without_banners_stay_two_sides() {
             &format!("label: \"{label}\""),
         );
     }
-    // The two logs differ once the labels do not: give the second one more line.
-    fs::write(
-        after.path().join("kernel.log"),
-        fs::read_to_string(after.path().join("kernel.log")).unwrap() + "6,9999,0,-;extra\n",
-    )
-    .unwrap();
+    // Two boots: the second one's stamps are its own.
+    another_boot(after.path(), 7_000_000);
     let (code, stdout, stderr) = run(&["report", s(before.path()), s(after.path())]);
     assert_eq!(code, Some(0), "{stderr}");
     assert!(
@@ -248,12 +244,18 @@ fn hostile_bundle() -> tempfile::TempDir {
         &format!("  cmdline: \"{attack}console=ttyS0"),
     );
     fs::write(&capture, text).unwrap();
-    // The log: an ESC sequence and a bidi override in a device message.
+    // The log: an ESC sequence and a bidi override in a device message; its own command
+    // line left out, so that the forged one of capture.yaml is the bundle's.
     let log = dir.path().join("kernel.log");
+    let kept: String = fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.contains(";Command line: "))
+        .map(|l| format!("{l}\n"))
+        .collect();
     fs::write(
         &log,
-        fs::read_to_string(&log).unwrap()
-            + "6,9999,0,-;usb 1-1: \x1b]52;c;aGk=\x07\u{202e}\x1b[2J\u{9b}1A evil\n",
+        kept + "6,9999,0,-;usb 1-1: \x1b]52;c;aGk=\x07\u{202e}\x1b[2J\u{9b}1A evil\n",
     )
     .unwrap();
     dir
@@ -406,11 +408,7 @@ fn the_dumps_of_many_bundles_together_are_bounded() {
     let bundles: Vec<tempfile::TempDir> = (0..4)
         .map(|i| {
             let b = many_cycle_dumps();
-            edit(
-                &b.path().join("capture.yaml"),
-                "started: 2026-11-30T18:40:00Z",
-                &format!("started: 2026-11-30T18:4{i}:01Z"),
-            );
+            another_boot(b.path(), i * 1_000_000);
             b
         })
         .collect();
@@ -540,4 +538,69 @@ fn report_html_replaces_a_planted_link_instead_of_writing_through_it() {
     );
     let left: Vec<_> = fs::read_dir(dir.path()).unwrap().collect();
     assert_eq!(left.len(), 2, "a temporary file was left behind: {left:?}");
+}
+
+#[test]
+fn a_command_line_in_capture_yaml_that_the_log_contradicts_is_refused() {
+    // Forged to equal the other side's, it would hide that the two kernels ran with
+    // different command lines.
+    let dir = good_copy();
+    let capture = dir.path().join("capture.yaml");
+    let text = fs::read_to_string(&capture).unwrap();
+    let forged = text.replace(
+        "  cmdline: \"console=ttyS0 ",
+        "  cmdline: \"console=ttyS0 mtrr=debug ",
+    );
+    assert_ne!(text, forged);
+    fs::write(&capture, forged).unwrap();
+    let stderr = refused(dir.path(), "the log's `Command line:` is");
+    assert!(stderr.contains("capture.yaml's cmdline is"), "{stderr}");
+}
+
+#[test]
+fn one_capture_changed_around_the_kernels_lines_is_still_one_boot() {
+    // A moved `started:`, a blank line added to the log: the same boot, refused as twice.
+    let first = good_copy();
+    let second = good_copy();
+    edit(
+        &second.path().join("capture.yaml"),
+        "started: 2026-11-30T18:40:00Z",
+        "started: 2026-11-30T18:40:01Z",
+    );
+    let log = second.path().join("kernel.log");
+    fs::write(&log, fs::read_to_string(&log).unwrap() + "\n").unwrap();
+    let (code, stdout, stderr) = run(&["report", s(first.path()), s(second.path())]);
+    assert_eq!(code, Some(2), "{stdout}{stderr}");
+    assert!(stderr.contains("hold the same capture"), "{stderr}");
+    // Really another boot (its own stamps): two inputs.
+    another_boot(second.path(), 5_000_000);
+    let (code, _, stderr) = run(&["report", s(first.path()), s(second.path())]);
+    assert_eq!(code, Some(0), "{stderr}");
+    // Plain logs: one blank line more is the same log.
+    let dir = tempfile::tempdir().unwrap();
+    let plain = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/after-fix.log");
+    let copy = dir.path().join("copy.log");
+    fs::write(&copy, fs::read_to_string(&plain).unwrap() + "\n\n").unwrap();
+    let (code, _, stderr) = run(&["report", s(&plain), s(&copy)]);
+    assert_eq!(code, Some(2), "{stderr}");
+}
+
+#[test]
+fn boots_of_one_side_from_two_machines_are_said_to_be() {
+    let first = good_copy();
+    let second = good_copy();
+    another_boot(second.path(), 9_000_000);
+    edit(
+        &second.path().join("capture.yaml"),
+        "product_name: Standard PC (Q35 + ICH9, 2009)",
+        "product_name: MacBookPro11,4",
+    );
+    let (code, stdout, stderr) = run(&["report", s(first.path()), s(second.path())]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let flat = stdout.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(flat.contains("2 different machines"), "{stdout}");
+    assert!(
+        flat.contains("MacBookPro11,4") && flat.contains("Q35"),
+        "{stdout}"
+    );
 }

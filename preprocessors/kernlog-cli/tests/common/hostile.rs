@@ -152,3 +152,27 @@ pub fn many_cycle_dumps() -> TempDir {
     fs::write(dir.path().join("MANIFEST.yaml"), manifest).unwrap();
     dir
 }
+
+/// Moves every record of a bundle's kmsg log `by_us` microseconds later: another boot of
+/// the same kernel, as far as the stamps tell (a copy with only its bytes changed around
+/// the kernel's lines is the same boot).
+pub fn another_boot(bundle: &Path, by_us: u64) {
+    let log = bundle.join("kernel.log");
+    let moved: String = fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let mut fields = l.splitn(4, ',');
+            match (fields.next(), fields.next(), fields.next(), fields.next()) {
+                (Some(level), Some(seq), Some(us), Some(rest)) if us.parse::<u64>().is_ok() => {
+                    format!(
+                        "{level},{seq},{},{rest}\n",
+                        us.parse::<u64>().unwrap() + by_us
+                    )
+                }
+                _ => format!("{l}\n"),
+            }
+        })
+        .collect();
+    fs::write(log, moved).unwrap();
+}

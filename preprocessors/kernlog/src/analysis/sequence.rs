@@ -41,20 +41,22 @@ pub struct SequenceCheck {
     pub not_kept: u64,
     /// The first line whose break was not kept.
     first_not_kept: Option<u64>,
-    next: Option<u64>,
+    /// The number of the last record.
+    last: Option<u64>,
 }
 
 impl SequenceCheck {
     /// Take the number of the record at `line`.
     pub fn push(&mut self, line: u64, seq: u64) {
         self.numbered += 1;
-        if let Some(expected) = self.next.filter(|&e| e != seq) {
+        // Nothing follows the type's last number: a record after it is a repeat.
+        if let Some(last) = self.last.filter(|&l| l.checked_add(1) != Some(seq)) {
             let brk = SequenceBreak {
                 line,
-                expected,
+                expected: last.saturating_add(1),
                 found: seq,
             };
-            let list = if seq > expected {
+            let list = if seq > last {
                 &mut self.gaps
             } else {
                 &mut self.repeats
@@ -65,7 +67,7 @@ impl SequenceCheck {
                 self.first_not_kept.get_or_insert(line);
             }
         }
-        self.next = Some(seq.saturating_add(1));
+        self.last = Some(seq);
     }
 
     /// Take a line without a number (`text` as read, its leading blanks dropped): once the
@@ -128,6 +130,16 @@ mod tests {
         let c = check(&[7, 8, 9, 10]);
         assert_eq!((c.numbered, c.gaps.len(), c.repeats.len()), (4, 0, 0));
         assert!(c.breaks_in(&(0..u64::MAX)).is_empty());
+    }
+
+    #[test]
+    fn the_types_last_number_is_followed_by_nothing() {
+        // A record after the largest number repeats it or steps back: never "no gap".
+        let c = check(&[u64::MAX - 1, u64::MAX, u64::MAX, u64::MAX]);
+        assert_eq!((c.gaps.len(), c.repeats.len()), (0, 2));
+        assert_eq!(c.breaks_in(&(3..5)), vec![3, 4]);
+        let c = check(&[u64::MAX, 0]);
+        assert_eq!(c.repeats.len(), 1);
     }
 
     #[test]

@@ -75,6 +75,26 @@ impl Evidence {
                 hint: Some("a bundle is one capture's folder: do not mix files of two".into()),
             });
         }
+        // The kernel's own record of its command line, where the log kept it, is what the
+        // bundle says: capture.yaml is only a copy, and a forged one would hide a difference
+        // between two kernels' command lines.
+        if let Some(logged) = analysis
+            .kernel
+            .cmdline
+            .as_ref()
+            .filter(|l| l.trim() != capture.kernel.cmdline.trim())
+        {
+            return Err(BundleError {
+                member: KERNEL_LOG.to_string(),
+                line: None,
+                message: format!(
+                    "the log's `Command line:` is `{}`, capture.yaml's cmdline is `{}`",
+                    visible_clip(logged),
+                    visible_clip(&capture.kernel.cmdline)
+                ),
+                hint: Some("a bundle is one capture's folder: do not mix files of two".into()),
+            });
+        }
         if let Some((cycle, cpu)) = unlisted_cpu(&analysis, &capture.cpus_online) {
             return Err(BundleError {
                 member: CAPTURE_FILE.to_string(),
@@ -103,12 +123,48 @@ impl Evidence {
         })
     }
 
-    /// Whether `self` and `other` hold the same capture (the same log and, for bundles,
-    /// the same `capture.yaml`): one test given twice is not two boots.
+    /// Whether `self` and `other` record the same boot: one test given twice is not two
+    /// boots, whatever was changed around the kernel's own lines (a blank line added, a
+    /// bundle's `started:` moved). A boot is told by what the kernel wrote: its build
+    /// banner, and the stamp and record number of each cycle's first record and of every
+    /// line that marks a cycle (entry, exit, the thaw, each CPU's Booting and `is up`).
+    /// Logs without a kernel's stamps are compared line by line, blank lines left out.
     pub fn same_as(&self, other: &Evidence) -> bool {
-        self.log == other.log
-            && self.captured.as_ref().map(|c| &c.capture)
-                == other.captured.as_ref().map(|c| &c.capture)
+        if self.analysis.kernel.build != other.analysis.kernel.build {
+            return false;
+        }
+        let (mine, theirs) = (self.boot_marks(), other.boot_marks());
+        if mine.iter().any(|m| m.1.is_some()) || theirs.iter().any(|m| m.1.is_some()) {
+            return mine == theirs;
+        }
+        let lines = |log: &[u8]| -> Vec<Vec<u8>> {
+            log.split(|&b| b == b'\n')
+                .map(|l| l.trim_ascii().to_vec())
+                .filter(|l| !l.is_empty())
+                .collect()
+        };
+        lines(&self.log) == lines(&other.log)
+    }
+
+    /// Each cycle's first record number, and the kernel's stamps of the lines that mark it.
+    fn boot_marks(&self) -> Vec<(Option<u64>, Option<i64>)> {
+        let stamp = |e: &Option<crate::analysis::resume::Event>| {
+            e.and_then(|e| e.time)
+                .filter(|t| t.clock != Clock::Received)
+                .map(|t| t.micros)
+        };
+        let mut marks = Vec::new();
+        for c in &self.analysis.cycles {
+            marks.push((c.first_seq, stamp(&c.entry)));
+            for e in [&c.exit, &c.enable_start] {
+                marks.push((None, stamp(e)));
+            }
+            for cpu in &c.cpus {
+                marks.push((None, stamp(&cpu.booting)));
+                marks.push((None, stamp(&cpu.up)));
+            }
+        }
+        marks
     }
 
     /// The tester's label of a bundle (`--label`), e.g. "7.3.4 with v2 of the fix".

@@ -179,8 +179,19 @@ pub fn render_reply(inputs: &[Evidence], threshold_pct: f64) -> String {
     if sides.is_empty() {
         return out;
     }
-    let machines: Vec<String> = inputs.iter().filter_map(Evidence::machine).collect();
+    let mut machines: Vec<String> = Vec::new();
+    for m in inputs.iter().filter_map(Evidence::machine) {
+        if !machines.contains(&m) {
+            machines.push(m);
+        }
+    }
+    let several = format!(
+        "{} different machines, so the inputs are not one machine's boots: {}",
+        machines.len(),
+        machines.join("; ")
+    );
     let machine = match machines.first() {
+        Some(_) if machines.len() > 1 => several.as_str(),
         Some(m) => m.as_str(),
         None if inputs.iter().any(|e| e.captured.is_some()) => {
             "not recorded (the capture found no DMI data: the kernel it ran on had no \

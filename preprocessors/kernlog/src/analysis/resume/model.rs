@@ -135,9 +135,25 @@ pub struct CpuBringup {
 }
 
 impl CpuBringup {
-    /// `CPUn is up` minus that CPU's Booting line.
+    /// `CPUn is up` minus that CPU's Booting line; `None` where the stamps step back.
     pub fn bringup_ms(&self) -> Option<f64> {
+        if self.stamps_step_back() {
+            return None;
+        }
         self.up?.ms_since(self.booting.as_ref()?)
+    }
+
+    /// Whether the `is up` line is stamped before the Booting line (or so far from it that
+    /// no span fits): both lines are the boot CPU's, one after the other, so such stamps
+    /// were edited or broken, and time nothing.
+    pub fn stamps_step_back(&self) -> bool {
+        let (Some(up), Some(booting)) = (
+            self.up.and_then(|e| e.time),
+            self.booting.and_then(|e| e.time),
+        ) else {
+            return false;
+        };
+        up.clock == booting.clock && up.since(booting).is_none_or(|us| us < 0)
     }
 }
 
@@ -431,6 +447,9 @@ impl Cycle {
 
     /// `CPUn is up` minus `Enabling non-boot CPUs ...` for one CPU.
     pub fn up_after_enable_ms(&self, cpu: &CpuBringup) -> Option<f64> {
+        if cpu.stamps_step_back() {
+            return None;
+        }
         cpu.up?.ms_since(self.enable_start.as_ref()?)
     }
 

@@ -370,8 +370,13 @@ fn bringup_item(cycles: &[&Cycle], limits: Limits, logger_times: bool) -> Item {
     let mut slowest: Option<(f64, u32, u64)> = None;
     let mut measured = 0;
     let mut slow_lines = Vec::new();
+    let mut stepped_back: Vec<(u32, u64)> = Vec::new();
     for c in cycles {
         for cpu in &c.cpus {
+            if cpu.stamps_step_back() {
+                stepped_back.push((cpu.cpu, cpu.up.map_or(0, |e| e.line)));
+                continue;
+            }
             let ms = cpu.bringup_ms().or_else(|| c.up_after_enable_ms(cpu));
             if let Some(ms) = ms {
                 measured += 1;
@@ -384,8 +389,18 @@ fn bringup_item(cycles: &[&Cycle], limits: Limits, logger_times: bool) -> Item {
             }
         }
     }
+    let stepped: Vec<String> = stepped_back
+        .iter()
+        .map(|(cpu, line)| format!("CPU{cpu} (line {line})"))
+        .collect();
     let Some((ms, cpu, line)) = slowest else {
-        let reason = if logger_times {
+        let reason = if !stepped.is_empty() {
+            format!(
+                "the time stamps step back: the `is up` line of {} is stamped before its \
+                 Booting line, so no bring-up is timed",
+                stepped.join(", ")
+            )
+        } else if logger_times {
             format!(
                 "the log's times are when the logger (journald, syslogd) read the lines, not \
                  the kernel's; {KERNEL_STAMPED_CAPTURE}"
@@ -401,6 +416,20 @@ fn bringup_item(cycles: &[&Cycle], limits: Limits, logger_times: bool) -> Item {
         };
     };
     let limit = seconds(limits.max_bringup_ms);
+    if slow_lines.is_empty() && !stepped.is_empty() {
+        return Item {
+            name: "CPU bring-up time",
+            status: Status::Skip,
+            reason: format!(
+                "the time stamps step back: the `is up` line of {} is stamped before its \
+                 Booting line, so those bring-ups time nothing and the item is not judged \
+                 ({measured} others timed, slowest {})",
+                stepped.join(", "),
+                seconds(ms)
+            ),
+            lines: stepped_back.iter().map(|&(_, line)| line).collect(),
+        };
+    }
     if slow_lines.is_empty() {
         Item {
             name: "CPU bring-up time",
