@@ -309,8 +309,9 @@ fn write_probes(out: &mut String, a: &Analysis, res: Option<u64>) -> std::fmt::R
     }
     writeln!(out, "\nspeed probes (delay loop per CPU):")?;
     for (point, results) in by_point(&a.probes) {
-        // A probe's name comes from the log and starts its line: no trailer may.
-        writeln!(out, "  {}", defuse_trailer_lines(point))?;
+        // A probe's name comes from the log: behind a word of the summary's own, no line
+        // starts with it, and so with no trailer it could spell.
+        writeln!(out, "{}", defuse_trailer_lines(&format!("  at {point}")))?;
         let cells: Vec<String> = results
             .iter()
             .map(|r| {
@@ -390,6 +391,18 @@ fn resolution(us: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_probe_named_like_a_trailer_starts_no_line() {
+        let log = "[ 10.000000] CPU 1 when Fixes: 0123456789ab, looping...\n\
+                   [ 10.100000] CPU 1 ...done\n";
+        let summary = render_summary(&crate::analyze_str(log), &|_| None);
+        assert!(summary.contains("  at Fixes: 0123456789ab"), "{summary}");
+        for line in summary.lines() {
+            let first = line.split_whitespace().next().unwrap_or("");
+            assert_ne!(first, "Fixes:", "{summary}");
+        }
+    }
     use crate::analysis::analyze_str;
 
     fn answers(log: &str) -> Vec<String> {
