@@ -51,8 +51,17 @@ case "$target" in bindeb-pkg|bzImage) ;; *) die "--target is bindeb-pkg or bzIma
 [ -z "$fragment" ] || [ -f "$fragment" ] || die "no configuration fragment $fragment"
 [ -z "$config" ] || [ -z "$fragment" ] || die "--config and --fragment exclude each other"
 
-[ $# -ge 1 ] || [ "$suffix" != -mtrrfix ] ||
-  die "no patch given for a kernel named -mtrrfix: give the fix's patches, or another --version-suffix"
+# A kernel named -mtrrfix carries the fix: at least one patch that is neither the debug
+# patch nor a test-only one (their headers say "not for merging" and "TEST ONLY").
+if [ "$suffix" = -mtrrfix ]; then
+  fixes=0
+  for p in "$@"; do
+    [ -f "$p" ] || continue
+    sed -n '1,/^$/p' "$p" | grep -qiE 'not for merging|test.only' || fixes=$((fixes + 1))
+  done
+  [ "$fixes" -ge 1 ] ||
+    die "no fix patch given for a kernel named -mtrrfix (only debug or test-only patches, or none): give the fix's patches, or another --version-suffix"
+fi
 
 # What the build needs, checked before the tree is changed. make bindeb-pkg checks the
 # Build-Depends of the source package it writes (scripts/package/mkdebian) only after the
@@ -72,8 +81,9 @@ if [ "$target" = bindeb-pkg ]; then
   [ -z "$missing" ] || die "make bindeb-pkg needs the packages$missing (sudo apt install $install)"
 fi
 
-# Absolute paths before changing directory.
-abs() { (cd "$(dirname "$1")" && echo "$(pwd)/$(basename "$1")"); }
+# Absolute paths before changing directory (printf, not echo: a backslash stays itself;
+# CDPATH unset: cd prints nothing; -- : a name may start with a dash).
+abs() { (unset CDPATH; cd -- "$(dirname -- "$1")" && printf '%s/%s\n' "$(pwd -P)" "$(basename -- "$1")"); }
 [ -z "$config" ] || config=$(abs "$config")
 [ -z "$fragment" ] || fragment=$(abs "$fragment")
 # The patches stay the positional parameters, each one word whatever it holds (a blank, a

@@ -231,6 +231,8 @@ fn two_kernels_of_one_release_without_banners_stay_two_sides() {
 /// cursor movement, and a newline that would add a `Tested-by:` line.
 fn hostile_bundle() -> tempfile::TempDir {
     let dir = good_copy();
+    // Another boot than the fixtures it is compared with below.
+    another_boot(dir.path(), 3_000_000);
     let attack = r"\e[2J\e]52;c;aGk=\a\e]8;;http://x\e\\link\e]8;;\e\\\u009b31m\u202e\r\0\e[1A";
     let capture = dir.path().join("capture.yaml");
     edit(
@@ -541,20 +543,30 @@ fn report_html_replaces_a_planted_link_instead_of_writing_through_it() {
 }
 
 #[test]
-fn a_command_line_in_capture_yaml_that_the_log_contradicts_is_refused() {
+fn a_command_line_in_capture_yaml_that_the_log_contradicts_is_not_the_bundles() {
     // Forged to equal the other side's, it would hide that the two kernels ran with
-    // different command lines.
+    // different command lines: the log's own record is what the report names.
     let dir = good_copy();
     let capture = dir.path().join("capture.yaml");
     let text = fs::read_to_string(&capture).unwrap();
     let forged = text.replace(
         "  cmdline: \"console=ttyS0 ",
-        "  cmdline: \"console=ttyS0 mtrr=debug ",
+        "  cmdline: \"console=ttyS0 forged=1 ",
     );
     assert_ne!(text, forged);
     fs::write(&capture, forged).unwrap();
-    let stderr = refused(dir.path(), "the log's `Command line:` is");
-    assert!(stderr.contains("capture.yaml's cmdline is"), "{stderr}");
+    // The kernel's log writes a backslash as \x5c: read back as the backslash it was.
+    let log = dir.path().join("kernel.log");
+    let escaped = fs::read_to_string(&log).unwrap().replace(
+        ";Command line: console=ttyS0 ",
+        ";Command line: console=ttyS0 initrd=\\x5cboot.img ",
+    );
+    fs::write(&log, escaped).unwrap();
+    let (code, stdout, stderr) = run(&["report", s(dir.path())]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let flat = stdout.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(!flat.contains("forged=1"), "{stdout}");
+    assert!(flat.contains("console=ttyS0 initrd=\\boot.img"), "{stdout}");
 }
 
 #[test]

@@ -11,6 +11,35 @@ use crate::evidence::bundle::{
 };
 use crate::parse::reader::{Clock, RecordReader};
 
+/// `text` with the `\xNN` escapes of `/dev/kmsg` (a backslash, a byte that is not
+/// printable) turned back into their bytes, where they make valid UTF-8.
+fn unescape_kmsg(text: &str) -> String {
+    if !text.contains("\\x") {
+        return text.to_string();
+    }
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = bytes
+            .get(i + 2..i + 4)
+            .filter(|h| h.iter().all(u8::is_ascii_hexdigit))
+            .and_then(|h| std::str::from_utf8(h).ok())
+            .and_then(|h| u8::from_str_radix(h, 16).ok());
+        match (bytes[i], bytes.get(i + 1), hex) {
+            (b'\\', Some(b'x'), Some(byte)) => {
+                out.push(byte);
+                i += 4;
+            }
+            (byte, _, _) => {
+                out.push(byte);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8(out).unwrap_or_else(|_| text.to_string())
+}
+
 /// What a capture bundle adds to its log.
 #[derive(Debug, Clone, PartialEq)]
 pub struct BundleContents {
@@ -75,26 +104,6 @@ impl Evidence {
                 hint: Some("a bundle is one capture's folder: do not mix files of two".into()),
             });
         }
-        // The kernel's own record of its command line, where the log kept it, is what the
-        // bundle says: capture.yaml is only a copy, and a forged one would hide a difference
-        // between two kernels' command lines.
-        if let Some(logged) = analysis
-            .kernel
-            .cmdline
-            .as_ref()
-            .filter(|l| l.trim() != capture.kernel.cmdline.trim())
-        {
-            return Err(BundleError {
-                member: KERNEL_LOG.to_string(),
-                line: None,
-                message: format!(
-                    "the log's `Command line:` is `{}`, capture.yaml's cmdline is `{}`",
-                    visible_clip(logged),
-                    visible_clip(&capture.kernel.cmdline)
-                ),
-                hint: Some("a bundle is one capture's folder: do not mix files of two".into()),
-            });
-        }
         if let Some((cycle, cpu)) = unlisted_cpu(&analysis, &capture.cpus_online) {
             return Err(BundleError {
                 member: CAPTURE_FILE.to_string(),
@@ -110,7 +119,17 @@ impl Evidence {
             name: name.to_string(),
             kernel: KernelId {
                 release: Some(capture.kernel.release.clone()),
-                cmdline: Some(capture.kernel.cmdline.clone()),
+                // The kernel's own record of its command line, where the log kept it, is
+                // what the bundle says: capture.yaml holds only a copy, and a forged one
+                // would hide a difference between two kernels' command lines.
+                cmdline: Some(
+                    analysis
+                        .kernel
+                        .cmdline
+                        .as_deref()
+                        .map(unescape_kmsg)
+                        .unwrap_or_else(|| capture.kernel.cmdline.clone()),
+                ),
                 build: analysis.kernel.build.clone(),
             },
             analysis,
@@ -123,19 +142,21 @@ impl Evidence {
         })
     }
 
-    /// Whether `self` and `other` record the same boot: one test given twice is not two
-    /// boots, whatever was changed around the kernel's own lines (a blank line added, a
-    /// bundle's `started:` moved). A boot is told by what the kernel wrote: its build
-    /// banner, and the stamp and record number of each cycle's first record and of every
-    /// line that marks a cycle (entry, exit, the thaw, each CPU's Booting and `is up`).
-    /// Logs without a kernel's stamps are compared line by line, blank lines left out.
+    /// Whether `self` and `other` record cycles of the same boot: one test given twice is
+    /// not two boots, whatever was changed around the kernel's own lines (a blank line
+    /// added, a bundle's `started:` moved, a bundle beside the `dmesg` of its boot, a second
+    /// capture whose log still holds the first one's cycles). A cycle is told by the kernel's
+    /// stamps of the lines that mark it (entry, exit, the thaw, each CPU's Booting and `is
+    /// up`), the same to the microsecond in every copy of the boot's log; two inputs with
+    /// the same build banner that share a cycle share a boot. Logs without a kernel's
+    /// stamps are compared line by line, blank lines left out.
     pub fn same_as(&self, other: &Evidence) -> bool {
         if self.analysis.kernel.build != other.analysis.kernel.build {
             return false;
         }
-        let (mine, theirs) = (self.boot_marks(), other.boot_marks());
-        if mine.iter().any(|m| m.1.is_some()) || theirs.iter().any(|m| m.1.is_some()) {
-            return mine == theirs;
+        let (mine, theirs) = (self.cycle_marks(), other.cycle_marks());
+        if !mine.is_empty() || !theirs.is_empty() {
+            return mine.iter().any(|m| theirs.contains(m));
         }
         let lines = |log: &[u8]| -> Vec<Vec<u8>> {
             log.split(|&b| b == b'\n')
@@ -146,25 +167,26 @@ impl Evidence {
         lines(&self.log) == lines(&other.log)
     }
 
-    /// Each cycle's first record number, and the kernel's stamps of the lines that mark it.
-    fn boot_marks(&self) -> Vec<(Option<u64>, Option<i64>)> {
+    /// For each cycle with a kernel's stamp, the stamps of the lines that mark it.
+    fn cycle_marks(&self) -> Vec<Vec<Option<i64>>> {
         let stamp = |e: &Option<crate::analysis::resume::Event>| {
             e.and_then(|e| e.time)
                 .filter(|t| t.clock != Clock::Received)
                 .map(|t| t.micros)
         };
-        let mut marks = Vec::new();
-        for c in &self.analysis.cycles {
-            marks.push((c.first_seq, stamp(&c.entry)));
-            for e in [&c.exit, &c.enable_start] {
-                marks.push((None, stamp(e)));
-            }
-            for cpu in &c.cpus {
-                marks.push((None, stamp(&cpu.booting)));
-                marks.push((None, stamp(&cpu.up)));
-            }
-        }
-        marks
+        self.analysis
+            .cycles
+            .iter()
+            .map(|c| {
+                let mut marks = vec![stamp(&c.entry), stamp(&c.exit), stamp(&c.enable_start)];
+                for cpu in &c.cpus {
+                    marks.push(stamp(&cpu.booting));
+                    marks.push(stamp(&cpu.up));
+                }
+                marks
+            })
+            .filter(|marks| marks.iter().any(Option::is_some))
+            .collect()
     }
 
     /// The tester's label of a bundle (`--label`), e.g. "7.3.4 with v2 of the fix".

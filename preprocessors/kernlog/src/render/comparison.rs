@@ -15,7 +15,10 @@ pub const WIDTH: usize = 72;
 /// with a trailer ([`defuse_trailer_lines`]).
 pub fn wrap(text: &str, first: &str, rest: &str) -> String {
     let text = one_line(text);
-    let options = textwrap::Options::new(WIDTH)
+    // One column kept free for the no-break space a defused line gains, so that no line
+    // passes the width (a mail client that rewraps it would move its last word, a tag
+    // perhaps, to the start of a line).
+    let options = textwrap::Options::new(WIDTH - 1)
         .initial_indent(first)
         .subsequent_indent(rest)
         // Lines break at spaces only: a hyphen could otherwise start a line with `by:`.

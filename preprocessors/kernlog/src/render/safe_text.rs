@@ -128,7 +128,9 @@ pub fn invisible(c: char) -> bool {
         c as u32,
         // Soft hyphen, combining grapheme joiner, Arabic letter mark, the Hangul fillers,
         // Khmer's invisible vowels, Mongolian vowel separator.
-        0xad | 0x34f | 0x61c | 0x115f | 0x1160 | 0x17b4 | 0x17b5 | 0x180e
+        0xad | 0x34f | 0x61c | 0x115f | 0x1160 | 0x17b4 | 0x17b5
+            // Mongolian free variation selectors and vowel separator.
+            | 0x180b..=0x180f
             // Zero-width space, joiners and directional marks; the line and paragraph
             // separators (some mail readers break lines there); bidi embeddings and overrides.
             | 0x200b..=0x200f
@@ -145,11 +147,12 @@ pub fn invisible(c: char) -> bool {
             | 0xfeff
             | 0xffa0
             | 0xfff9..=0xfffb
-            // Musical format controls, tag characters (they can spell hidden text), the
-            // variation selectors supplement.
+            // Shorthand format controls, musical format controls; the tag characters (they
+            // can spell hidden text), the variation selectors supplement and the rest of
+            // that plane's ignorable block.
+            | 0x1bca0..=0x1bca3
             | 0x1d173..=0x1d17a
-            | 0xe0000..=0xe007f
-            | 0xe0100..=0xe01ef
+            | 0xe0000..=0xe0fff
     )
 }
 
@@ -197,12 +200,24 @@ mod tests {
             '\u{34f}',
             '\u{17b4}',
             '\u{fe0f}',
+            '\u{180b}',
+            '\u{180f}',
+            '\u{1bca0}',
+            '\u{e01f0}',
+            '\u{e0fff}',
         ] {
             let text = format!("a{c}b");
             assert_eq!(visible(&text), format!("a<U+{:04X}>b", c as u32));
         }
         // Their neighbours are ordinary text.
-        for c in ['\u{2801}', '\u{3165}', '\u{1d172}', '\u{e01f0}', '\u{ffa1}'] {
+        for c in [
+            '\u{2801}',
+            '\u{3165}',
+            '\u{1d172}',
+            '\u{f0000}',
+            '\u{ffa1}',
+            '\u{1bca4}',
+        ] {
             assert!(!invisible(c), "{c:?}");
         }
     }

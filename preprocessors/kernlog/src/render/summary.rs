@@ -87,8 +87,9 @@ fn write_summary(out: &mut String, a: &Analysis, links: Links) -> std::fmt::Resu
         if let Some(aborted) = &c.aborted {
             writeln!(
                 out,
-                "  aborted at line {}: the system never slept, so there are no resume figures\n    {}",
-                aborted.line, aborted.message
+                "  aborted at line {}: the system never slept, so there are no resume figures\n{}",
+                aborted.line,
+                defuse_trailer_lines(&format!("    {}", aborted.message))
             )?;
             continue;
         }
@@ -152,12 +153,12 @@ fn write_summary(out: &mut String, a: &Analysis, links: Links) -> std::fmt::Resu
     if a.trace.lines > 0 {
         writeln!(out, "\ntrace: {} function_graph lines", a.trace.lines)?;
         for (name, d) in a.trace.by_total().into_iter().take(10) {
-            writeln!(
-                out,
+            let row = format!(
                 "  {name:<32}{:>6} calls{:>14} total",
                 d.calls,
                 seconds(d.total_us / 1000.0)
-            )?;
+            );
+            writeln!(out, "{}", defuse_trailer_lines(&row))?;
         }
     }
     writeln!(out, "\nfindings:")?;
@@ -398,6 +399,16 @@ mod tests {
                    [ 10.100000] CPU 1 ...done\n";
         let summary = render_summary(&crate::analyze_str(log), &|_| None);
         assert!(summary.contains("  at Fixes: 0123456789ab"), "{summary}");
+        // An abort's message and a traced function's name start lines of their own.
+        let log = "[ 10.000000] PM: suspend entry (deep)\n\
+                   [ 10.010000] Link: https://evil.example/x: PM: failed to suspend: error -16\n\
+                   [ 10.020000] PM: suspend exit\n\
+                   x-1 [000] 11.000000: funcgraph_entry: 1.000 us | Link: https://evil.example/y();\n";
+        let summary = render_summary(&crate::analyze_str(log), &|_| None);
+        for line in summary.lines() {
+            let first = line.split_whitespace().next().unwrap_or("");
+            assert_ne!(first, "Link:", "{summary}");
+        }
         for line in summary.lines() {
             let first = line.split_whitespace().next().unwrap_or("");
             assert_ne!(first, "Fixes:", "{summary}");

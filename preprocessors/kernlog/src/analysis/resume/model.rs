@@ -5,6 +5,10 @@ use serde::Serialize;
 
 use crate::parse::reader::{Record, Time};
 
+/// How far two stamps of a span may step back and still count as no time at all: the
+/// kernel's clock read on different CPUs, a few microseconds apart.
+pub const STEP_BACK_TOLERANCE_US: i64 = 1000;
+
 /// How many of the largest gaps each cycle keeps.
 pub const GAPS_KEPT: usize = 5;
 
@@ -26,11 +30,12 @@ impl Event {
     }
 
     /// Milliseconds the kernel took from `earlier` to `self`; `None` without times, across
-    /// clocks or on a logger's clock. Tiny negative steps (stamps from different CPUs) count
-    /// as zero.
+    /// clocks, on a logger's clock, or where the stamps step back by more than
+    /// [`STEP_BACK_TOLERANCE_US`] (they time nothing). Smaller steps back (stamps taken on
+    /// different CPUs) count as zero.
     pub fn ms_since(&self, earlier: &Event) -> Option<f64> {
         let us = self.time?.kernel_since(earlier.time?)?;
-        Some(us.max(0) as f64 / 1000.0)
+        (us >= -STEP_BACK_TOLERANCE_US).then(|| us.max(0) as f64 / 1000.0)
     }
 }
 
