@@ -101,7 +101,8 @@ fn main() -> ExitCode {
         Err(e) => {
             // An error may quote a path or a bundle's text: shown through the same rule.
             // One line: a hostile name or value quoted in the message cannot start another.
-            eprintln!("kernlog: {}", one_line(&format!("{e:#}")));
+            // A standard error that went away must not turn the error into a panic.
+            let _ = writeln!(io::stderr(), "kernlog: {}", one_line(&format!("{e:#}")));
             ExitCode::from(2)
         }
     }
@@ -168,8 +169,8 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Capture(args) => {
             let line = capture::command_line(std::env::args());
-            let mut stderr = io::stderr().lock();
-            let (out, verdict) = capture::run(&args, &mut capture::RealHost, line, &mut stderr)?;
+            let mut progress = Progress(io::stderr().lock());
+            let (out, verdict) = capture::run(&args, &mut capture::RealHost, line, &mut progress)?;
             let line = format!("{}: {}\n", out.display(), verdict_text(&verdict));
             emit(&mut stdout, &line)?;
             if verdict == kernlog::evidence::bundle::Verdict::Complete {
@@ -217,10 +218,40 @@ fn verdict_text(verdict: &kernlog::evidence::bundle::Verdict) -> String {
     }
 }
 
+/// Progress lines for whoever watches: a reader that went away (`kernlog capture 2>&1 |
+/// head`) stops nothing, least of all a capture between two suspends.
+struct Progress<W: Write>(W);
+
+impl<W: Write> Write for Progress<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let _ = self.0.write_all(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        let _ = self.0.flush();
+        Ok(())
+    }
+}
+
 fn ignore_broken_pipe(e: io::Error) -> io::Result<()> {
     if e.kind() == io::ErrorKind::BrokenPipe {
         Ok(())
     } else {
         Err(e)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn progress_goes_on_when_its_reader_went_away() {
+        let (reader, writer) = io::pipe().unwrap();
+        drop(reader);
+        let mut progress = Progress(writer);
+        assert!(writeln!(progress, "kernlog capture: cycle 1 of 3").is_ok());
+        assert!(progress.flush().is_ok());
     }
 }
