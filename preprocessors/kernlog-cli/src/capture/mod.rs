@@ -399,3 +399,5 @@ fn unix_seconds(host: &dyn Host) -> u64 {
 mod planted;
 #[cfg(test)]
 pub(crate) mod tests;
+#[cfg(test)]
+mod wakeup_tests;

@@ -60,14 +60,18 @@ Dec 01 03:10:53.142100 qemulab kernel: CPU1 is up
 fn stamps_that_step_back_are_said_and_judge_nothing() {
     // CPU2 took 3 s (a FAIL); CPU1's `is up` is stamped before its Booting line, which would
     // read as a 0 ms bring-up. The slow CPU still fails the item.
-    let slow_and_back = "\
-[  100.000000] Enabling non-boot CPUs ...
-[  100.000100] smpboot: Booting Node 0 Processor 1 APIC 0x2
-[   99.950000] CPU1 is up
-[  100.100000] smpboot: Booting Node 0 Processor 2 APIC 0x4
-[  103.100000] CPU2 is up
-";
-    let list = check(&analyze_str(slow_and_back), Limits::default());
+    // A thaw of CPUs 1 and 2, each `is up` line stamped as given.
+    let thaw = |up1: &str, up2: &str| {
+        format!(
+            "[  100.000000] Enabling non-boot CPUs ...\n\
+             [  100.000100] smpboot: Booting Node 0 Processor 1 APIC 0x2\n\
+             [{up1}] CPU1 is up\n\
+             [  100.100000] smpboot: Booting Node 0 Processor 2 APIC 0x4\n\
+             [{up2}] CPU2 is up\n"
+        )
+    };
+    let slow_and_back = thaw("   99.950000", "  103.100000");
+    let list = check(&analyze_str(&slow_and_back), Limits::default());
     assert_eq!(
         list.items[1].status,
         Status::Fail,
@@ -75,20 +79,14 @@ fn stamps_that_step_back_are_said_and_judge_nothing() {
         list.items[1].reason
     );
     // Alone, the stepped-back CPU gives no PASS: the item says why it is not judged.
-    let back = "\
-[  100.000000] Enabling non-boot CPUs ...
-[  100.000100] smpboot: Booting Node 0 Processor 1 APIC 0x2
-[   99.950000] CPU1 is up
-[  100.100000] smpboot: Booting Node 0 Processor 2 APIC 0x4
-[  100.110000] CPU2 is up
-";
-    let list = check(&analyze_str(back), Limits::default());
+    let back = thaw("   99.950000", "  100.110000");
+    let list = check(&analyze_str(&back), Limits::default());
     let item = &list.items[1];
     assert_eq!(item.status, Status::Skip, "{}", item.reason);
     assert!(item.reason.contains("step back"), "{}", item.reason);
     assert!(item.reason.contains("CPU1 (line 3)"), "{}", item.reason);
     assert_ne!(list.overall, Overall::Pass);
-    let a = analyze_str(back);
+    let a = analyze_str(&back);
     assert_eq!(a.cycles[0].cpus[0].bringup_ms(), None);
     // At the ends of the range no span fits: the same.
     let extreme = format!(
