@@ -1,7 +1,7 @@
 // Benchmark of the page "Analyse your own log" against the native `kernlog`, in one run: a
 // 50 MiB log (a QEMU lab log of three cycles, repeated) analysed by `kernlog analyze --json`
 // and by the page in Debian's Chromium under Cloudflare's Pages runtime, from the click to
-// the shown result. Prints both times, the ratio (issue 32's target: at most 5x) and the
+// the shown result. Prints both times, the ratio (the target: at most 5x) and the
 // cycle counts, which must agree. Timings are this machine's: printed, not enforced.
 // Usage: node analyse-bench.mjs [SITE_DIR]   (needs the module: .ci/wasm --site SITE_DIR;
 // KERNLOG names the native kernlog, by default the one on PATH)

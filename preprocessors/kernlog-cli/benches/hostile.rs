@@ -1,4 +1,4 @@
-//! What the hostile inputs of issue 28 cost the reader: wall time and peak memory of
+//! What the hostile inputs cost the reader: wall time and peak memory of
 //! `kernlog check` on each (the target: under 5 s and 200 MB each, every one refused or
 //! read correctly, which `tests/hostile.rs` checks). Run with
 //! `cargo bench -p kernlog-cli --bench hostile`.

@@ -436,7 +436,7 @@ fn a_file_of_another_kind_is_told_to_have_no_suspend_in_it() {
     assert!(text(&out).0.lines().all(|l| l.chars().count() <= 72));
 }
 
-/// The QEMU lab's real bundles of round three (`kernlog capture` in the guest, 8 vCPUs,
+/// The QEMU lab's real bundles (`kernlog capture` in the guest, 8 vCPUs,
 /// SeaBIOS): every AP comes back reset, the boot CPU kept, so the MTRR diff of a resume is
 /// an AP's, not the boot CPU's. Read in the lab's logs: without the fix no diagnostic in
 /// 3 resumes; with v2 the line "MTRRs of CPUs 1-7 differed from the saved state" in each.

@@ -131,7 +131,7 @@ fn check_verdicts_on_the_example_captures() {
             unknown,
         ),
         // The suspend half only: it ends with the last CPU offline, so the log cannot
-        // tell a hang from a cut (issue 31: no FAIL for it).
+        // tell a hang from a cut (no FAIL for it).
         (
             data.join("suspend-6.16.3-ubuntu-kernel.log"),
             3,

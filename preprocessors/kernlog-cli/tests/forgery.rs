@@ -1,4 +1,4 @@
-//! A bundle edited to turn a FAIL into a PASS, as the attacker reviews of issue 28 did it:
+//! A bundle edited to turn a FAIL into a PASS, as the attacker reviews did it:
 //! each test takes a real bundle of the QEMU lab (`data/qemu-lab/`, 7.3.4 with and without
 //! v2 of the fix, 8 vCPUs, 3 resumes), edits it the way one class of attack does, and
 //! checks that `kernlog check` gives no PASS. Where an attack cuts lines out, it is tried

@@ -1,4 +1,4 @@
-//! Bundles and logs built to attack the reader (issue 28's classes): paths and links out of
+//! Bundles and logs built to attack the reader: paths and links out of
 //! the bundle, members that are devices, FIFOs or huge, bounds, terminal escapes and forged
 //! lines in every command's output, and verdicts a bundle does not support. Each must end
 //! in a clean refusal or in output that is correct and inert. The times and memory of the

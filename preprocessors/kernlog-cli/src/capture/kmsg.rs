@@ -166,7 +166,7 @@ mod tests {
             "6,1,100,-;PM: suspend entry (deep)",
             "6,2,200,-;ACPI: PM: Waking up from system sleep state S3",
             "3,3,300,-;PM: Device 0000:00:1f.3 failed to resume async: error -5",
-            // A process named `PM: fail` that segfaults (issue 28, item 2).
+            // A process named `PM: fail` that segfaults.
             "6,4,400,-;PM: fail[4242]: segfault at 0 ip 0000000000401106 sp 00007ffd2b1b7d40 \
              error 6 in a.out[401000+1000] likely on CPU 1 (core 1, socket 0)",
             // Root's `echo ... >/dev/kmsg`: facility 1 (user), not the kernel's.

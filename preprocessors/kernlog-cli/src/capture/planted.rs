@@ -1,5 +1,5 @@
-//! Capture against another local user who plants folders and links where root writes
-//! (issue 28, item 1): each attack fails cleanly, the file it aimed at stays as it was, and
+//! Capture against another local user who plants folders and links where root writes:
+//! each attack fails cleanly, the file it aimed at stays as it was, and
 //! what capture wrote is handed to the invoking user. The tests run as root, as capture does,
 //! in temporary folders; the "other user" is uid 5000, the invoking user 4242 (group 4243).
 

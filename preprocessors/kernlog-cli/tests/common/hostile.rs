@@ -1,4 +1,4 @@
-//! The hostile bundles of issue 28's classes, built from a good fixture bundle: shared by
+//! The hostile bundles of every attack class, built from a good fixture bundle: shared by
 //! `tests/hostile.rs` (what each must give) and `benches/hostile.rs` (what each costs), and
 //! the copies of fixture bundles `tests/bundles.rs` spoils.
 
